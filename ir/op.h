@@ -71,7 +71,7 @@ struct OpParam {
   std::string name;
   Role role = Arg;
   Conv conv = AnyExpr;
-  std::optional<Attr> defaultValue;  // for attrs/optional args; nullopt = required (None is Attr{})
+  std::optional<rlx::Attr> defaultValue;  // for attrs/optional args; nullopt = required (None is Attr{})
   bool hasDefault = false;
 };
 
@@ -86,6 +86,9 @@ struct OpInfo {
   std::string name;        // "relax.nn.conv2d"
   std::string attrsType;   // "relax.attrs.Conv2DAttrs"; "" when the op has no attrs
   std::vector<OpParam> params;
+  // Attrs field declaration order when it differs from the Python parameter order of `params`
+  // (e.g. pooling: Python (pool_size, strides, padding, dilation), attrs (.., dilation, padding)).
+  std::vector<std::string> attrOrder;
   InferFn infer;
   BuildFn build;           // null = the generic schema-driven builder
   OpPattern pattern = OpPattern::Opaque;
