@@ -22,6 +22,8 @@ const std::string& name(uint32_t file);
 const std::string& text(uint32_t file);
 // The text of 1-based line `line` of `file`, without its newline.
 std::string_view line(uint32_t file, uint32_t line);
+// The span of bytes [offset, offset+len) of `file` (len clipped to the first line).
+Span spanAt(uint32_t file, uint32_t offset, uint32_t len);
 }  // namespace sources
 
 }  // namespace rlx

@@ -1,0 +1,77 @@
+// Out-of-line pieces of the Relax node classes and small constructors shared by all layers.
+// Shared singletons (R.Object, void tuple) avoid allocating the commonest struct infos repeatedly.
+#include "ir/expr.h"
+
+#include "ir/op.h"
+
+namespace rlx {
+
+TensorSInfo::TensorSInfo(Expr s, DataType t, int n, std::string vdev)
+    : StructInfoNode(NodeKind::TensorSInfo), shape(std::move(s)), dtype(t), ndim(n), vdevice(std::move(vdev)) {
+  if (shape && shape->kind() == NodeKind::ShapeExpr) ndim = int(static_cast<const ShapeExpr*>(shape.get())->values.size());
+  else if (shape && shape->sinfo && shape->sinfo->kind() == NodeKind::ShapeSInfo) ndim = static_cast<const ShapeSInfo*>(shape->sinfo.get())->ndim;
+}
+
+const std::vector<PrimExpr>* TensorSInfo::dims() const {
+  if (shape && shape->kind() == NodeKind::ShapeExpr) return &static_cast<const ShapeExpr*>(shape.get())->values;
+  return nullptr;
+}
+
+StructInfo objectSInfo() {
+  static StructInfo s = make<ObjectSInfo>();
+  return s;
+}
+
+StructInfo voidSInfo() {
+  static StructInfo s = make<TupleSInfo>(std::vector<StructInfo>{});
+  return s;
+}
+
+bool isVoidSInfo(const StructInfo& s) {
+  auto t = s.as<TupleSInfo>();
+  return t && t->fields.empty();
+}
+
+StructInfo tensorSInfo(std::vector<PrimExpr> dims, DataType t, std::string vdev) {
+  auto shape = make<ShapeExpr>(std::move(dims));
+  shape->sinfo = make<ShapeSInfo>(shape->values, int(shape->values.size()));
+  return make<TensorSInfo>(shape, t, -1, std::move(vdev));
+}
+
+const std::string& Op::name() const { return info->name; }
+
+const std::string& Call::opName() const {
+  static const std::string empty;
+  if (op && op->kind() == NodeKind::Op) return static_cast<const Op*>(op.get())->name();
+  return empty;
+}
+
+Expr makeCall(const std::string& opName, std::vector<Expr> args, AttrsRef attrs, std::vector<StructInfo> sinfoArgs) {
+  return make<Call>(opRef(opName), std::move(args), std::move(attrs), std::move(sinfoArgs));
+}
+
+Expr primValue(int64_t v) {
+  auto p = make<PrimValue>(intImm(v));
+  p->sinfo = make<PrimSInfo>(DataType::int64(), p->value);
+  return p;
+}
+
+bool isLeafExpr(const Expr& e) {
+  switch (e->kind()) {
+    case NodeKind::Var:
+    case NodeKind::DataflowVar:
+    case NodeKind::Constant:
+    case NodeKind::ShapeExpr:
+    case NodeKind::PrimValue:
+    case NodeKind::StringImm:
+    case NodeKind::DataTypeImm:
+    case NodeKind::GlobalVar:
+    case NodeKind::ExternFunc:
+    case NodeKind::Op:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace rlx

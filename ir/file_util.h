@@ -1,0 +1,12 @@
+// Atomic file writing: write a temporary next to the target, then rename over it, so an error or a
+// crash never leaves a truncated file behind.
+#pragma once
+#include <string>
+
+#include "ir/diagnostic.h"
+
+namespace rlx {
+
+Status writeFileAtomically(const std::string& path, const std::string& contents);
+
+}  // namespace rlx

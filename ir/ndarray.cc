@@ -1,0 +1,164 @@
+// NDArray storage (64-byte aligned) and element access by dtype, including float16/bfloat16.
+// Element accessors convert through double/int64 so generic code (printer, folding) stays simple.
+#include "ir/ndarray.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+
+#include "ir/diagnostic.h"
+
+namespace rlx {
+
+NDArray::NDArray(DataType t, std::vector<int64_t> s) : Object(NodeKind::NDArray), dtype(t), shape(std::move(s)) {
+  size_t n = std::max<size_t>(nbytes(), 1);
+  size_t rounded = (n + 63) / 64 * 64;
+  data_ = std::aligned_alloc(64, rounded);
+  RLX_CHECK(data_, "out of memory");
+  std::memset(data_, 0, rounded);
+}
+
+NDArray::~NDArray() { std::free(data_); }
+
+int64_t NDArray::numel() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalize
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while (!(mant & 0x400));
+      bits = sign | uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000 | mant << 13;
+  } else {
+    bits = sign | (exp + 127 - 15) << 23 | mant << 13;
+  }
+  return std::bit_cast<float>(bits);
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  uint32_t sign = (x >> 16) & 0x8000;
+  int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff) return uint16_t(sign | 0x7c00 | (mant ? 0x200 : 0));
+  if (exp >= 0x1f) return uint16_t(sign | 0x7c00);
+  if (exp <= 0) {
+    if (exp < -10) return uint16_t(sign);
+    mant |= 0x800000;
+    int shift = 14 - exp;
+    uint32_t half = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = sign | uint32_t(exp) << 10 | mant >> 13;
+  uint32_t rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
+  return uint16_t(half);
+}
+
+float bfloat16ToFloat(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
+uint16_t floatToBfloat16(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  if (std::isnan(f)) return uint16_t((x >> 16) | 0x40);
+  x += 0x7fff + ((x >> 16) & 1);
+  return uint16_t(x >> 16);
+}
+
+double NDArray::getDouble(int64_t i) const {
+  switch (dtype.code) {
+    case DataType::Float:
+      if (dtype.bits == 32) return as<float>()[i];
+      if (dtype.bits == 64) return as<double>()[i];
+      if (dtype.bits == 16) return halfToFloat(as<uint16_t>()[i]);
+      break;
+    case DataType::BFloat:
+      return bfloat16ToFloat(as<uint16_t>()[i]);
+    default:
+      return double(getInt(i));
+  }
+  return 0;
+}
+
+int64_t NDArray::getInt(int64_t i) const {
+  switch (dtype.code) {
+    case DataType::Int:
+      switch (dtype.bits) {
+        case 8: return as<int8_t>()[i];
+        case 16: return as<int16_t>()[i];
+        case 32: return as<int32_t>()[i];
+        case 64: return as<int64_t>()[i];
+      }
+      break;
+    case DataType::UInt:
+      switch (dtype.bits) {
+        case 1:
+        case 8: return as<uint8_t>()[i];
+        case 16: return as<uint16_t>()[i];
+        case 32: return as<uint32_t>()[i];
+        case 64: return int64_t(as<uint64_t>()[i]);
+      }
+      break;
+    default:
+      return int64_t(getDouble(i));
+  }
+  return 0;
+}
+
+void NDArray::setDouble(int64_t i, double v) {
+  switch (dtype.code) {
+    case DataType::Float:
+      if (dtype.bits == 32) as<float>()[i] = float(v);
+      else if (dtype.bits == 64) as<double>()[i] = v;
+      else if (dtype.bits == 16) as<uint16_t>()[i] = floatToHalf(float(v));
+      return;
+    case DataType::BFloat:
+      as<uint16_t>()[i] = floatToBfloat16(float(v));
+      return;
+    default:
+      setInt(i, dtype.isBool() ? (v != 0) : int64_t(v));
+  }
+}
+
+void NDArray::setInt(int64_t i, int64_t v) {
+  switch (dtype.code) {
+    case DataType::Int:
+      switch (dtype.bits) {
+        case 8: as<int8_t>()[i] = int8_t(v); return;
+        case 16: as<int16_t>()[i] = int16_t(v); return;
+        case 32: as<int32_t>()[i] = int32_t(v); return;
+        case 64: as<int64_t>()[i] = v; return;
+      }
+      return;
+    case DataType::UInt:
+      switch (dtype.bits) {
+        case 1: as<uint8_t>()[i] = v != 0; return;
+        case 8: as<uint8_t>()[i] = uint8_t(v); return;
+        case 16: as<uint16_t>()[i] = uint16_t(v); return;
+        case 32: as<uint32_t>()[i] = uint32_t(v); return;
+        case 64: as<uint64_t>()[i] = uint64_t(v); return;
+      }
+      return;
+    default:
+      setDouble(i, double(v));
+  }
+}
+
+bool NDArray::sameData(const NDArray& o) const {
+  return dtype == o.dtype && shape == o.shape && std::memcmp(data_, o.data_, nbytes()) == 0;
+}
+
+}  // namespace rlx

@@ -1,0 +1,81 @@
+// The Python-subset syntax tree that the PEGTL grammar produces for TVMScript. It knows nothing
+// of Relax or TIR; parser/build_*.cc give it meaning, as TVM's parser does with Python's ast.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/span.h"
+
+namespace rlx::ast {
+
+struct Expr {
+  enum Kind : uint8_t {
+    Name, Attribute, Call, Int, Float, Str, Bool, NoneLit, Tuple, List, Dict, Subscript, Slice,
+    BinOp, UnaryOp, Compare, BoolOp, IfExp, Lambda, Keyword,
+    Marker,  // grammar-internal: an operator or separator token (str), never in a finished tree
+  };
+  Kind kind;
+  Span span;
+  std::string str;      // Name id, Attribute attr, Str value, BinOp/UnaryOp/BoolOp symbol, Keyword name
+  int64_t i = 0;        // Int value
+  double d = 0;         // Float value
+  bool b = false;       // Bool value; Tuple: written with parentheses
+  std::vector<Expr*> items;     // Call args (Keyword nodes for kwargs), Tuple/List items, Dict k,v,k,v,
+                                // Subscript indices, Compare operands, BoolOp operands, Lambda params (Names)
+  std::vector<std::string> ops; // Compare operators
+  Expr* a = nullptr;  // Attribute/Call/Subscript value, BinOp lhs, UnaryOp operand, IfExp body, Slice lo, Keyword value, Lambda body
+  Expr* b2 = nullptr; // BinOp rhs, IfExp test, Slice hi
+  Expr* c = nullptr;  // IfExp orelse, Slice step
+
+  // "R.nn.relu" for a dotted name chain, "" otherwise.
+  std::string dottedName() const;
+};
+
+struct Param {
+  std::string name;
+  Expr* annotation = nullptr;
+  Span span;
+};
+
+struct Stmt {
+  enum Kind : uint8_t { ExprStmt, Assign, Return, If, For, With, FunctionDef, ClassDef, Pass };
+  Kind kind;
+  Span span;
+  Expr* target = nullptr;      // Assign
+  Expr* annotation = nullptr;  // Assign (may be null)
+  Expr* value = nullptr;       // Assign value (null for `x: T` without value), ExprStmt, Return (may be null), If test, For iter, With item
+  Expr* withTarget = nullptr;  // With ... as target
+  std::vector<Expr*> decorators;
+  std::string name;            // FunctionDef/ClassDef
+  std::vector<Param> params;
+  Expr* returns = nullptr;
+  std::vector<Stmt*> body, orelse;
+  bool hasElse = false;
+};
+
+// Owns every node of one parse; nodes are plain pointers into it.
+class Arena {
+ public:
+  Expr* expr(Expr::Kind k, Span s) {
+    exprs_.push_back(std::make_unique<Expr>());
+    auto* e = exprs_.back().get();
+    e->kind = k;
+    e->span = s;
+    return e;
+  }
+  Stmt* stmt(Stmt::Kind k, Span s) {
+    stmts_.push_back(std::make_unique<Stmt>());
+    auto* st = stmts_.back().get();
+    st->kind = k;
+    st->span = s;
+    return st;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Expr>> exprs_;
+  std::vector<std::unique_ptr<Stmt>> stmts_;
+};
+
+}  // namespace rlx::ast

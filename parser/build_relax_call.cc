@@ -1,0 +1,521 @@
+// Calls in Relax text: R.* constructors (const, shape, prim_value, str, dtype, tuple, ExternFunc,
+// call_packed), registered ops through their schemas, struct-info annotations, function calls.
+#include <cmath>
+#include <functional>
+
+#include "parser/line_parser.h"
+#include "parser/relax_builder.h"
+
+namespace rlx {
+
+using AK = ast::Expr::Kind;
+
+namespace {
+
+// Splits call arguments into positional values and keyword nodes.
+void splitArgs(const ast::Expr* call, std::vector<const ast::Expr*>& pos, std::vector<const ast::Expr*>& kw) {
+  for (auto* a : call->items) (a->kind == AK::Keyword ? kw : pos).push_back(a);
+}
+
+const ast::Expr* argAt(const ast::Expr* call, size_t index, const char* name) {
+  size_t i = 0;
+  for (auto* a : call->items) {
+    if (a->kind == AK::Keyword) {
+      if (a->str == name) return a->a;
+    } else if (i++ == index) {
+      return a;
+    }
+  }
+  return nullptr;
+}
+
+Status checkKwargs(const ast::Expr* call, std::initializer_list<const char*> allowed, size_t maxPositional) {
+  size_t pos = 0;
+  for (auto* a : call->items) {
+    if (a->kind != AK::Keyword) {
+      if (++pos > maxPositional) return Error("too many positional arguments", a->span);
+      continue;
+    }
+    bool ok = false;
+    std::vector<std::string> names;
+    for (auto* n : allowed) {
+      names.push_back(n);
+      if (a->str == n) ok = true;
+    }
+    if (!ok) {
+      std::string hint = closestName(a->str, names);
+      return Error("unexpected keyword argument '" + a->str + "'", a->span, hint.empty() ? "" : "did you mean '" + hint + "'?");
+    }
+  }
+  return okStatus();
+}
+
+}  // namespace
+
+Result<Attr> RelaxBuilder::toAttr(const ast::Expr* e) {
+  switch (e->kind) {
+    case AK::Int: return AttrValue::integer(e->i);
+    case AK::Float: return AttrValue::real(e->d);
+    case AK::Bool: return AttrValue::boolean(e->b);
+    case AK::Str: return AttrValue::str(e->str);
+    case AK::NoneLit: return Attr();
+    case AK::UnaryOp:
+      if (e->str == "-" && e->a->kind == AK::Int) return AttrValue::integer(-e->a->i);
+      if (e->str == "-" && e->a->kind == AK::Float) return AttrValue::real(-e->a->d);
+      break;
+    case AK::List:
+    case AK::Tuple: {
+      std::vector<Attr> items;
+      for (auto* i : e->items) {
+        RLX_TRY(a, toAttr(i));
+        items.push_back(a);
+      }
+      return AttrValue::array_(std::move(items));
+    }
+    case AK::Dict: {
+      std::vector<std::pair<std::string, Attr>> m;
+      for (size_t i = 0; i + 1 < e->items.size(); i += 2) {
+        if (e->items[i]->kind != AK::Str) return Error("attribute dict keys must be strings", e->items[i]->span);
+        RLX_TRY(a, toAttr(e->items[i + 1]));
+        m.emplace_back(e->items[i]->str, a);
+      }
+      return AttrValue::map_(std::move(m));
+    }
+    case AK::Call:
+      if (tirDtypeCallee(e->a->dottedName())) {
+        RLX_TRY(p, evalPrimValue(e));
+        return AttrValue::primOf(p);
+      }
+      break;
+    default: break;
+  }
+  RLX_TRY(v, evalValue(e));
+  if (v.kind == PyValue::Prim) return AttrValue::primOf(v.prim);
+  RLX_TRY(x, toExpr(v, e->span));
+  return AttrValue::exprOf(x);
+}
+
+Result<AttrsRef> RelaxBuilder::evalDictAttrs(const ast::Expr* e) {
+  if (e->kind != AK::Dict) return Error("expected a dict of attributes", e->span);
+  std::vector<std::pair<std::string, Attr>> fields;
+  for (size_t i = 0; i + 1 < e->items.size(); i += 2) {
+    if (e->items[i]->kind != AK::Str) return Error("attribute names must be strings", e->items[i]->span);
+    RLX_TRY(a, toAttr(e->items[i + 1]));
+    fields.emplace_back(e->items[i]->str, a);
+  }
+  return makeDictAttrs(std::move(fields));
+}
+
+Result<PrimExpr> RelaxBuilder::evalDim(const ast::Expr* e, bool sigMode) {
+  if (e->kind == AK::Str) {
+    if (!sigMode) return Error("string dimensions like \"" + e->str + "\" are only allowed in function signatures; declare `" + e->str + " = T.int64()` and use the name", e->span);
+    ast::Arena arena;
+    auto line = syntax::parseLine(e->str, 0, 0, arena, 64);
+    if (!line.ok() || !line->stmt || line->stmt->kind != ast::Stmt::ExprStmt) return Error("invalid shape expression \"" + e->str + "\"", e->span);
+    auto r = evalPrimValue(line->stmt->value);
+    if (!r.ok()) {
+      Error err = r.error();
+      err.span = e->span;
+      return err;
+    }
+    return r;
+  }
+  RLX_TRY(p, evalPrimValue(e));
+  if (!p->dtype.isIntegral()) return Error("shape dimensions must be integers", e->span);
+  if (p->dtype != DataType::int64()) {
+    if (auto* i = asIntImm(p)) return intImm(i->value);
+  }
+  return p;
+}
+
+Result<std::vector<PrimExpr>> RelaxBuilder::evalDims(const ast::Expr* e, bool sigMode) {
+  if (e->kind != AK::Tuple && e->kind != AK::List) return Error("expected a shape: a tuple or list of dimensions", e->span);
+  std::vector<PrimExpr> dims;
+  for (auto* d : e->items) {
+    RLX_TRY(p, evalDim(d, sigMode));
+    dims.push_back(p);
+  }
+  return dims;
+}
+
+Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
+  std::string name = e->kind == AK::Call ? e->a->dottedName() : e->dottedName();
+  bool isCall = e->kind == AK::Call;
+  if (name == "R.Object") return objectSInfo();
+  if (name == "R.Tensor") {
+    if (!isCall) return StructInfo(make<TensorSInfo>(nullptr, DataType::void_(), -1));
+    RLX_TRY(ok, checkKwargs(e, {"shape", "dtype", "ndim", "vdevice"}, 2));
+    const ast::Expr* shape = argAt(e, 0, "shape");
+    const ast::Expr* dtype = argAt(e, 1, "dtype");
+    if (shape && shape->kind == AK::Str && !argAt(e, 1, "dtype") && !(argAt(e, 1, "") && false)) {
+      // R.Tensor("float32", ndim=2): the first positional is the dtype.
+      bool kwShape = false;
+      for (auto* a : e->items)
+        if (a->kind == AK::Keyword && a->str == "shape") kwShape = true;
+      if (!kwShape) {
+        dtype = shape;
+        shape = nullptr;
+      }
+    }
+    DataType t = DataType::void_();
+    if (dtype && dtype->kind != AK::NoneLit) {
+      if (dtype->kind != AK::Str) return Error("dtype must be a string like \"float32\"", dtype->span);
+      auto d = DataType::parse(dtype->str);
+      if (!d) return Error("unknown dtype \"" + dtype->str + "\"", dtype->span);
+      t = *d;
+    }
+    int ndim = -1;
+    if (auto* n = argAt(e, 99, "ndim")) {
+      RLX_TRY(v, evalValue(n));
+      if (v.kind != PyValue::Int) return Error("ndim must be an integer", n->span);
+      ndim = int(v.i);
+    }
+    std::string vdev;
+    if (auto* vd = argAt(e, 99, "vdevice")) {
+      if (vd->kind != AK::Str) return Error("vdevice must be a string like \"llvm:0:global\"", vd->span);
+      vdev = vd->str;
+      if (std::count(vdev.begin(), vdev.end(), ':') == 1) vdev += ":global";
+      else if (std::count(vdev.begin(), vdev.end(), ':') == 0) vdev += ":0:global";
+    }
+    if (shape && shape->kind != AK::NoneLit) {
+      if (ndim != -1) return Error("R.Tensor takes either a shape or ndim, not both", e->span);
+      if (shape->kind == AK::Name) {
+        if (sigMode) return Error("a shape variable cannot be used in a signature annotation", shape->span);
+        RLX_TRY(s, evalExpr(shape));
+        if (!sinfoOf(s).is<ShapeSInfo>()) return Error("the shape of R.Tensor must be a tuple of dimensions or a shape variable", shape->span);
+        return StructInfo(make<TensorSInfo>(s, t, -1, vdev));
+      }
+      RLX_TRY(dims, evalDims(shape, sigMode));
+      return tensorSInfo(std::move(dims), t, vdev);
+    }
+    return StructInfo(make<TensorSInfo>(nullptr, t, ndim, vdev));
+  }
+  if (name == "R.Shape") {
+    if (!isCall) return StructInfo(make<ShapeSInfo>(std::nullopt, -1));
+    RLX_TRY(ok, checkKwargs(e, {"values", "ndim"}, 1));
+    if (auto* v = argAt(e, 0, "values"); v && v->kind != AK::NoneLit) {
+      if (argAt(e, 99, "ndim")) return Error("R.Shape takes either values or ndim, not both", e->span);
+      RLX_TRY(dims, evalDims(v, sigMode));
+      return StructInfo(make<ShapeSInfo>(std::move(dims), 0));
+    }
+    int ndim = -1;
+    if (auto* n = argAt(e, 99, "ndim")) {
+      RLX_TRY(v, evalValue(n));
+      if (v.kind != PyValue::Int) return Error("ndim must be an integer", n->span);
+      ndim = int(v.i);
+    }
+    return StructInfo(make<ShapeSInfo>(std::nullopt, ndim));
+  }
+  if (name == "R.Prim") {
+    if (!isCall) return Error("R.Prim needs a dtype, e.g. R.Prim(\"int64\")", e->span);
+    RLX_TRY(ok, checkKwargs(e, {"dtype", "value"}, 1));
+    if (auto* v = argAt(e, 99, "value")) {
+      RLX_TRY(p, evalDim(v, sigMode));
+      return StructInfo(make<PrimSInfo>(p->dtype, p));
+    }
+    auto* d = argAt(e, 0, "dtype");
+    if (!d || d->kind != AK::Str) return Error("R.Prim needs a dtype string or value=", e->span);
+    auto t = DataType::parse(d->str);
+    if (!t) return Error("unknown dtype \"" + d->str + "\"", d->span);
+    return StructInfo(make<PrimSInfo>(*t));
+  }
+  if (name == "R.Tuple") {
+    std::vector<StructInfo> fields;
+    if (isCall) {
+      std::vector<const ast::Expr*> items(e->items.begin(), e->items.end());
+      if (items.size() == 1 && (items[0]->kind == AK::List || items[0]->kind == AK::Tuple)) items.assign(items[0]->items.begin(), items[0]->items.end());
+      for (auto* f : items) {
+        RLX_TRY(s, evalSInfo(f, sigMode));
+        fields.push_back(s);
+      }
+    }
+    return StructInfo(make<TupleSInfo>(std::move(fields)));
+  }
+  if (name == "R.Callable") {
+    if (!isCall) return StructInfo(make<FuncSInfo>(std::nullopt, objectSInfo(), false));
+    RLX_TRY(ok, checkKwargs(e, {"params", "ret", "purity", "derive_func"}, 3));
+    auto* params = argAt(e, 0, "params");
+    auto* ret = argAt(e, 1, "ret");
+    auto* purity = argAt(e, 2, "purity");
+    StructInfo r = objectSInfo();
+    if (ret) {
+      RLX_TRY(rs, evalSInfo(ret, sigMode));
+      r = rs;
+    }
+    bool pure = params != nullptr;  // R.Callable(params, ret) is pure; opaque R.Callable is not
+    if (purity) {
+      if (purity->kind != AK::Bool) return Error("purity must be True or False", purity->span);
+      pure = purity->b;
+    }
+    if (!params || params->kind == AK::NoneLit) return StructInfo(make<FuncSInfo>(std::nullopt, r, pure));
+    if (params->kind != AK::Tuple && params->kind != AK::List) return Error("R.Callable params must be a tuple of struct infos", params->span);
+    std::vector<StructInfo> ps;
+    for (auto* p : params->items) {
+      RLX_TRY(s, evalSInfo(p, sigMode));
+      ps.push_back(s);
+    }
+    return StructInfo(make<FuncSInfo>(std::move(ps), r, pure));
+  }
+  if (name == "R.Any") return Error("R.Any is TVM v0.26+ syntax; in v0.23 it is R.Object", e->span);
+  return Error("expected a struct info annotation (R.Tensor, R.Shape, R.Prim, R.Tuple, R.Object, R.Callable)", e->span);
+}
+
+Result<Expr> RelaxBuilder::evalConst(const ast::Expr* e) {
+  RLX_TRY(ok, checkKwargs(e, {"value", "dtype"}, 2));
+  auto* value = argAt(e, 0, "value");
+  auto* dtypeArg = argAt(e, 1, "dtype");
+  if (!value) return Error("R.const needs a value", e->span);
+  // Flatten nested lists, checking they are rectangular.
+  std::vector<int64_t> shape;
+  std::vector<const ast::Expr*> leaves;
+  bool sawFloat = false, sawBool = false, ragged = false;
+  std::function<void(const ast::Expr*, size_t)> walk = [&](const ast::Expr* v, size_t depth) {
+    if (v->kind == AK::List || v->kind == AK::Tuple) {
+      if (depth == shape.size()) shape.push_back(int64_t(v->items.size()));
+      else if (depth > shape.size() || shape[depth] != int64_t(v->items.size())) ragged = true;
+      for (auto* i : v->items) walk(i, depth + 1);
+      return;
+    }
+    if (depth != shape.size()) ragged = true;
+    leaves.push_back(v);
+  };
+  walk(value, 0);
+  if (ragged) return Error("R.const data is not rectangular (nested lists of different lengths)", value->span);
+  std::vector<double> doubles;
+  std::vector<int64_t> ints;
+  for (auto* l : leaves) {
+    const ast::Expr* x = l;
+    bool neg = false;
+    if (x->kind == AK::UnaryOp && x->str == "-") {
+      neg = true;
+      x = x->a;
+    }
+    double d = 0;
+    int64_t i = 0;
+    if (x->kind == AK::Int) { i = x->i; d = double(x->i); }
+    else if (x->kind == AK::Float) { d = x->d; i = int64_t(x->d); sawFloat = true; }
+    else if (x->kind == AK::Bool) { i = x->b; d = x->b; sawBool = true; }
+    else if (x->kind == AK::Str && (x->str == "inf" || x->str == "-inf" || x->str == "nan")) {
+      d = x->str == "inf" ? INFINITY : x->str == "-inf" ? -INFINITY : NAN;
+      sawFloat = true;
+    } else {
+      return Error("R.const values must be numbers, booleans or nested lists of them", l->span);
+    }
+    doubles.push_back(neg ? -d : d);
+    ints.push_back(neg ? -i : i);
+  }
+  DataType t = sawFloat ? DataType::float32() : sawBool ? DataType::boolean() : DataType::int32();
+  if (dtypeArg && dtypeArg->kind != AK::NoneLit) {
+    if (dtypeArg->kind != AK::Str) return Error("dtype must be a string like \"float32\"", dtypeArg->span);
+    auto d = DataType::parse(dtypeArg->str);
+    if (!d || d->isVoid()) return Error("unknown dtype \"" + dtypeArg->str + "\"", dtypeArg->span);
+    t = *d;
+  }
+  auto arr = make<NDArray>(t, shape);
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (t.isFloat()) arr->setDouble(int64_t(i), doubles[i]);
+    else if (sawFloat) arr->setInt(int64_t(i), int64_t(doubles[i]));  // R.const(1.5, "int32") -> 1
+    else arr->setInt(int64_t(i), ints[i]);
+  }
+  Expr c = make<Constant>(arr);
+  c->span = e->span;
+  return c;
+}
+
+Result<Expr> RelaxBuilder::evalCallPacked(const ast::Expr* e) {
+  std::vector<const ast::Expr*> pos, kw;
+  splitArgs(e, pos, kw);
+  if (pos.empty() || pos[0]->kind != AK::Str) return Error("R.call_packed needs the function name as a string first", e->span);
+  std::vector<Expr> args;
+  for (size_t i = 1; i < pos.size(); ++i) {
+    RLX_TRY(a, evalExpr(pos[i]));
+    args.push_back(a);
+  }
+  std::vector<StructInfo> sinfoArgs;
+  std::vector<std::pair<std::string, Attr>> attrs;
+  for (auto* k : kw) {
+    if (k->str == "sinfo_args") {
+      std::vector<const ast::Expr*> items;
+      if (k->a->kind == AK::Tuple || k->a->kind == AK::List) items.assign(k->a->items.begin(), k->a->items.end());
+      else items.push_back(k->a);
+      for (auto* i : items) {
+        RLX_TRY(s, evalSInfo(i, false));
+        sinfoArgs.push_back(s);
+      }
+    } else if (k->str != "attrs_type_key") {
+      RLX_TRY(a, toAttr(k->a));
+      attrs.emplace_back(k->str, a);
+    }
+  }
+  auto callee = make<ExternFunc>(pos[0]->str);
+  callee->span = pos[0]->span;
+  Expr call = make<Call>(callee, std::move(args), attrs.empty() ? nullptr : makeDictAttrs(std::move(attrs)), std::move(sinfoArgs));
+  call->span = e->span;
+  return call;
+}
+
+Result<PyValue> RelaxBuilder::evalOpCall(const ast::Expr* e, const OpInfo& op) {
+  std::vector<PyValue> args;
+  std::vector<std::pair<std::string, PyValue>> kwargs;
+  std::vector<StructInfo> sinfoArgs;
+  bool schemaTakesSInfoArgs = false;
+  for (auto& p : op.params)
+    if (p.name == "sinfo_args") schemaTakesSInfoArgs = true;
+  for (auto* a : e->items) {
+    const ast::Expr* v = a->kind == AK::Keyword ? a->a : a;
+    PyValue pv;
+    bool sinfoKw = a->kind == AK::Keyword && (a->str == "sinfo_args" || a->str == "out_sinfo");
+    if (sinfoKw) {
+      // Struct infos (single, tuple or list of them).
+      pv.span = v->span;
+      if (v->kind == AK::Tuple || v->kind == AK::List) {
+        pv.kind = v->kind == AK::Tuple ? PyValue::Tuple : PyValue::List;
+        for (auto* i : v->items) {
+          RLX_TRY(s, evalSInfo(i, false));
+          PyValue item;
+          item.kind = PyValue::SInfo;
+          item.sinfo = s;
+          item.span = i->span;
+          pv.items.push_back(item);
+        }
+      } else {
+        RLX_TRY(s, evalSInfo(v, false));
+        pv.kind = PyValue::SInfo;
+        pv.sinfo = s;
+      }
+      if (a->str == "sinfo_args" && !schemaTakesSInfoArgs) {
+        if (pv.kind == PyValue::SInfo) sinfoArgs.push_back(pv.sinfo);
+        for (auto& i : pv.items) sinfoArgs.push_back(i.sinfo);
+        continue;
+      }
+    } else {
+      RLX_TRY(x, evalValue(v));
+      pv = std::move(x);
+      // A callee given as a Python string for packed-call ops (`R.call_dps_packed("f", ...)`).
+    }
+    if (a->kind == AK::Keyword) kwargs.emplace_back(a->str, std::move(pv));
+    else args.push_back(std::move(pv));
+  }
+  auto r = buildOpCall(op, std::move(args), std::move(kwargs));
+  if (!r.ok()) return r.error().at(e->span);
+  Expr call = r.value();
+  if (!sinfoArgs.empty()) {
+    auto c = call.as<Call>();
+    if (c) call = make<Call>(c->op, c->args, c->attrs, sinfoArgs);
+  }
+  call->span = e->span;
+  return PyValue::ofExpr(call, e->span);
+}
+
+Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
+  std::string callee = e->a->dottedName();
+  auto expr = [&](Result<Expr> r) -> Result<PyValue> {
+    if (!r.ok()) return r.error();
+    return PyValue::ofExpr(r.value(), e->span);
+  };
+  if (callee == "R.const") return expr(evalConst(e));
+  if (callee == "R.call_packed") return expr(evalCallPacked(e));
+  if (callee == "R.shape") {
+    RLX_TRY(ok, checkKwargs(e, {"value"}, 1));
+    auto* v = argAt(e, 0, "value");
+    if (!v) return Error("R.shape needs a list of dimensions", e->span);
+    RLX_TRY(dims, evalDims(v, false));
+    Expr s = make<ShapeExpr>(std::move(dims));
+    s->span = e->span;
+    return expr(s);
+  }
+  if (callee == "R.prim_value") {
+    RLX_TRY(ok, checkKwargs(e, {"value"}, 1));
+    auto* v = argAt(e, 0, "value");
+    if (!v) return Error("R.prim_value needs a value", e->span);
+    RLX_TRY(p, evalPrimValue(v));
+    Expr pv = make<PrimValue>(p);
+    pv->span = e->span;
+    return expr(pv);
+  }
+  if (callee == "R.str") {
+    auto* v = argAt(e, 0, "value");
+    if (!v || v->kind != AK::Str) return Error("R.str needs a string literal", e->span);
+    Expr s = make<StringImm>(v->str);
+    s->span = e->span;
+    return expr(s);
+  }
+  if (callee == "R.dtype") {
+    auto* v = argAt(e, 0, "value");
+    if (!v || v->kind != AK::Str) return Error("R.dtype needs a dtype string", e->span);
+    auto t = DataType::parse(v->str);
+    if (!t) return Error("unknown dtype \"" + v->str + "\"", v->span);
+    Expr d = make<DataTypeImm>(*t);
+    d->span = e->span;
+    return expr(d);
+  }
+  if (callee == "R.tuple") {
+    std::vector<Expr> fields;
+    for (auto* a : e->items) {
+      if (a->kind == AK::Keyword) return Error("R.tuple takes no keyword arguments", a->span);
+      RLX_TRY(v, evalValue(a));
+      RLX_TRY(f, toExpr(v, a->span, true));
+      fields.push_back(f);
+    }
+    Expr t = make<Tuple>(std::move(fields));
+    t->span = e->span;
+    return expr(t);
+  }
+  if (callee == "R.ExternFunc") {
+    auto* v = argAt(e, 0, "global_symbol");
+    if (!v || v->kind != AK::Str) return Error("R.ExternFunc needs the symbol name as a string", e->span);
+    Expr f = make<ExternFunc>(v->str);
+    f->span = e->span;
+    return expr(f);
+  }
+  if (callee == "R.Tensor" || callee == "R.Shape" || callee == "R.Tuple" || callee == "R.Object" || callee == "R.Prim" || callee == "R.Callable") {
+    RLX_TRY(s, evalSInfo(e, false));
+    PyValue v;
+    v.kind = PyValue::SInfo;
+    v.sinfo = s;
+    v.span = e->span;
+    return v;
+  }
+  if (callee == "R.match_cast" || callee == "R.output" || callee == "R.func_attr" || callee == "R.dataflow")
+    return Error(callee + "(...) is a statement, not a value", e->span);
+  if (callee.compare(0, 2, "T.") == 0) {
+    RLX_TRY(p, evalPrimValue(e));
+    PyValue v;
+    v.kind = PyValue::Prim;
+    v.prim = p;
+    v.span = e->span;
+    return v;
+  }
+  if (callee.compare(0, 2, "R.") == 0) {
+    std::string opName = "relax." + callee.substr(2);
+    if (const OpInfo* op = findOp(opName)) return evalOpCall(e, *op);
+    std::string hint = suggestOp(opName);
+    if (hint.compare(0, 6, "relax.") == 0) hint = "R." + hint.substr(6);
+    return Error("unknown operator '" + callee + "'", e->a->span, hint.empty() ? "" : "did you mean '" + hint + "'?");
+  }
+  // A call of a module function (cls.f), a local function or a callable var.
+  RLX_TRY(fv, evalValue(e->a));
+  if (fv.kind != PyValue::Expr) return Error("this value cannot be called", e->a->span);
+  std::vector<Expr> args;
+  std::vector<StructInfo> sinfoArgs;
+  for (auto* a : e->items) {
+    if (a->kind == AK::Keyword) {
+      if (a->str != "sinfo_args") return Error("unexpected keyword argument '" + a->str + "' in a function call", a->span);
+      std::vector<const ast::Expr*> items;
+      if (a->a->kind == AK::Tuple || a->a->kind == AK::List) items.assign(a->a->items.begin(), a->a->items.end());
+      else items.push_back(a->a);
+      for (auto* i : items) {
+        RLX_TRY(s, evalSInfo(i, false));
+        sinfoArgs.push_back(s);
+      }
+      continue;
+    }
+    RLX_TRY(x, evalExpr(a));
+    args.push_back(x);
+  }
+  Expr call = make<Call>(fv.expr, std::move(args), nullptr, std::move(sinfoArgs));
+  call->span = e->span;
+  return expr(call);
+}
+
+}  // namespace rlx

@@ -1,0 +1,433 @@
+// Relax function bodies from syntax trees: signatures (string dims define symbolic vars), bindings,
+// match_cast, dataflow blocks with R.output, if/else with the _then/_else rewrite, nested functions.
+#include <algorithm>
+#include <functional>
+
+#include "ir/struct_info.h"
+#include "parser/relax_builder.h"
+
+namespace rlx {
+
+using AK = ast::Expr::Kind;
+using SK = ast::Stmt::Kind;
+
+namespace {
+
+bool isIdentifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum((unsigned char)c) || c == '_')) return false;
+  return true;
+}
+
+// Finds the string dims of a struct-info annotation: R.Tensor shapes, R.Shape values, R.Prim value.
+void collectStringDims(const ast::Expr* e, std::vector<const ast::Expr*>& out) {
+  if (!e || e->kind != AK::Call) return;
+  std::string name = e->a->dottedName();
+  auto dimsOf = [&](const ast::Expr* shape) {
+    if (shape && (shape->kind == AK::Tuple || shape->kind == AK::List))
+      for (auto* d : shape->items)
+        if (d->kind == AK::Str) out.push_back(d);
+  };
+  size_t pos = 0;
+  for (auto* a : e->items) {
+    bool kw = a->kind == AK::Keyword;
+    const ast::Expr* v = kw ? a->a : a;
+    if (name == "R.Tensor" && ((kw && a->str == "shape") || (!kw && pos == 0))) dimsOf(v);
+    if (name == "R.Shape" && ((kw && a->str == "values") || (!kw && pos == 0))) dimsOf(v);
+    if (name == "R.Prim" && kw && a->str == "value" && v->kind == AK::Str) out.push_back(v);
+    if (name == "R.Tuple" || name == "R.Callable") {
+      if (v->kind == AK::Tuple || v->kind == AK::List)
+        for (auto* i : v->items) collectStringDims(i, out);
+      else
+        collectStringDims(v, out);
+    }
+    if (!kw) ++pos;
+  }
+}
+
+}  // namespace
+
+Status RelaxBuilder::collectSignatureVars(const ast::Stmt* def) {
+  // Every bare-identifier string in any param defines an int64 var; params are scanned first, so a
+  // compound "n * 2" may precede the param that names n.
+  std::vector<const ast::Expr*> dims;
+  for (auto& p : def->params) collectStringDims(p.annotation, dims);
+  for (auto* d : dims) {
+    if (isIdentifier(d->str) && !primScope_.lookup(d->str)) primScope_.define(d->str, make<PrimVar>(d->str, DataType::int64()));
+  }
+  return okStatus();
+}
+
+Result<std::vector<VarRef>> RelaxBuilder::buildParams(const ast::Stmt* def) {
+  std::vector<VarRef> params;
+  for (auto& p : def->params) {
+    if (!p.annotation) return Error("parameter '" + p.name + "' needs a struct info annotation, e.g. " + p.name + ": R.Tensor((2, 3), \"float32\")", p.span);
+    RLX_TRY(s, evalSInfo(p.annotation, true));
+    auto v = make<Var>(p.name, s);
+    v->span = p.span;
+    params.push_back(v);
+  }
+  return params;
+}
+
+Result<StructInfo> RelaxBuilder::signatureSInfo(const ast::Stmt* def, bool pure) {
+  primScope_.push();
+  scopes_.emplace_back();
+  auto cleanup = [&] {
+    scopes_.pop_back();
+    primScope_.pop();
+  };
+  auto st = collectSignatureVars(def);
+  auto params = buildParams(def);
+  if (!params.ok()) {
+    cleanup();
+    return params.error();
+  }
+  StructInfo ret = objectSInfo();
+  if (def->returns) {
+    auto r = evalSInfo(def->returns, true);
+    if (!r.ok()) {
+      cleanup();
+      return r.error();
+    }
+    ret = r.value();
+  }
+  cleanup();
+  std::vector<StructInfo> ps;
+  for (auto& p : params.value()) ps.push_back(p->sinfo);
+  return StructInfo(make<FuncSInfo>(std::move(ps), ret, pure));
+}
+
+FunctionRef RelaxBuilder::buildFunction(const ast::Stmt* def, bool pure, bool isPrivate, const std::string& globalSymbol) {
+  scopes_.emplace_back();
+  primScope_.push();
+  BlockBuilder outer = std::move(bb_);
+  bb_ = BlockBuilder();
+  bb_.beginFunction();
+  bool outerCls = clsDefined_;
+  AttrsRef outerAttrs = funcAttrs_;
+  bool outerPure = pure_;
+  funcAttrs_ = nullptr;
+  pure_ = pure;
+  auto restore = [&] {
+    bb_ = std::move(outer);
+    clsDefined_ = outerCls;
+    funcAttrs_ = outerAttrs;
+    pure_ = outerPure;
+    primScope_.pop();
+    scopes_.pop_back();
+  };
+  FunctionRef result;
+  auto fail = [&](Error e) {
+    diag_.error(std::move(e));
+    restore();
+    return FunctionRef();
+  };
+  (void)collectSignatureVars(def);
+  auto params = buildParams(def);
+  if (!params.ok()) return fail(params.error());
+  std::vector<const PrimVar*> sigVars;
+  for (auto& p : params.value()) {
+    define(p->name, p);
+    std::vector<Ref<PrimVar>> vs;
+    sinfoCollectVars(p->sinfo, vs);
+    for (auto& v : vs) sigVars.push_back(v.get());
+  }
+  StructInfo retAnn;
+  if (def->returns) {
+    auto r = evalSInfo(def->returns, true);
+    if (!r.ok()) return fail(r.error());
+    retAnn = r.value();
+  }
+  size_t errorsBefore = diag_.errors().size();
+  auto body = buildBody(def->body, def->span);
+  if (!body.ok()) return fail(body.error());
+  if (diag_.errors().size() != errorsBefore) {
+    restore();
+    return nullptr;
+  }
+  // The return annotation is replaced by the body's struct info when that is more specific.
+  StructInfo bodySInfo = eraseUndefinedVars(sinfoOf(body.value()), sigVars);
+  StructInfo ret = bodySInfo;
+  if (retAnn) {
+    if (!sinfoIsBaseOf(retAnn, bodySInfo)) {
+      if (!sinfoIsBaseOf(bodySInfo, retAnn)) return fail(Error("the function returns a value whose struct info does not match the return annotation", def->returns->span));
+      ret = retAnn;
+    }
+  }
+  AttrsRef attrs = funcAttrs_;
+  if (!isPrivate && !globalSymbol.empty()) attrs = withDictAttr(attrs, "global_symbol", AttrValue::str(globalSymbol));
+  result = make<Function>(params.value(), body.value(), ret, pure, attrs);
+  result->span = def->span;
+  restore();
+  return result;
+}
+
+Result<SeqExprRef> RelaxBuilder::buildBody(const std::vector<ast::Stmt*>& body, Span span) {
+  std::vector<BlockRef> blocks;
+  auto append = [&](BlockRef b) {
+    if (!b) return;
+    // Adjacent blocks of the same kind merge (normalization).
+    if (!blocks.empty() && blocks.back()->isDataflow() == b->isDataflow()) {
+      auto merged = blocks.back()->bindings;
+      merged.insert(merged.end(), b->bindings.begin(), b->bindings.end());
+      blocks.back() = make<BindingBlock>(std::move(merged), b->isDataflow());
+    } else {
+      blocks.push_back(b);
+    }
+  };
+  Expr ret;
+  bb_.beginBlock(false);
+  for (size_t i = 0; i < body.size(); ++i) {
+    const ast::Stmt* s = body[i];
+    if (s->kind == SK::Return) {
+      if (!s->value) {
+        bb_.endBlock();
+        return Error("a Relax function must return a value", s->span);
+      }
+      if (i + 1 != body.size()) diag_.error(Error("statements after 'return' are not allowed", body[i + 1]->span));
+      auto v = evalExpr(s->value);
+      if (!v.ok()) {
+        bb_.endBlock();
+        return v.error();
+      }
+      auto n = bb_.normalizeArgument(v.value());
+      if (!n.ok()) {
+        bb_.endBlock();
+        return n.error().at(s->value->span);
+      }
+      ret = n.value();
+      break;
+    }
+    if (s->kind == SK::With) {
+      append(bb_.endBlock());
+      auto df = buildDataflow(s);
+      if (!df.ok()) diag_.error(std::move(df.error()));
+      else append(df.value());
+      bb_.beginBlock(false);
+      continue;
+    }
+    auto st = buildStmt(s, nullptr);
+    if (!st.ok()) diag_.error(std::move(st.error()));
+  }
+  append(bb_.endBlock());
+  if (!ret) return Error("the function body must end with a return statement", span);
+  auto seq = make<SeqExpr>(std::move(blocks), ret);
+  seq->sinfo = sinfoOf(ret);
+  return seq;
+}
+
+Status RelaxBuilder::buildStmt(const ast::Stmt* s, Expr*) {
+  switch (s->kind) {
+    case SK::Assign: return buildAssign(s);
+    case SK::ExprStmt: return buildExprStmt(s);
+    case SK::If:
+      if (bb_.inDataflow()) return Error("'if' is not allowed inside a dataflow block", s->span);
+      return buildIf(s);
+    case SK::FunctionDef: return buildNestedFunction(s);
+    case SK::Pass: return okStatus();
+    case SK::For: return Error("loops are not allowed in Relax functions; use recursion through a module function", s->span);
+    case SK::With: return Error("a dataflow block cannot be nested in another block", s->span);
+    case SK::ClassDef: return Error("a class cannot be defined inside a function", s->span);
+    case SK::Return: return Error("'return' is only allowed at the end of the function body", s->span);
+  }
+  return okStatus();
+}
+
+Status RelaxBuilder::declareSymbolicVar(const std::string& name, const ast::Expr* call) {
+  auto t = tirDtypeCallee(call->a->dottedName());
+  bool sizeVar = false;
+  for (auto* a : call->items) {
+    if (a->kind == AK::Keyword && a->str == "is_size_var" && a->a->kind == AK::Bool) sizeVar = a->a->b;
+    else return Error("a symbolic variable declaration takes no value: `" + name + " = " + call->a->dottedName() + "()`", a->span);
+  }
+  if (auto* existing = primScope_.lookup(name)) {
+    if ((*existing)->kind() == NodeKind::PrimVar) return okStatus();  // re-declaring a signature var is allowed
+  }
+  primScope_.define(name, make<PrimVar>(name, *t, sizeVar));
+  return okStatus();
+}
+
+Status RelaxBuilder::buildAssign(const ast::Stmt* s) {
+  if (!s->value) return Error("an annotated name needs a value (`x: R.Tensor(...) = ...`)", s->span);
+  if (s->target->kind == AK::Tuple) return Error("tuple unpacking is not supported in Relax; bind the tuple and index it (t[0])", s->target->span);
+  if (s->target->kind != AK::Name) return Error("only a plain name can be assigned in Relax", s->target->span);
+  const std::string& name = s->target->str;
+  const ast::Expr* value = s->value;
+  if (value->kind == AK::Call) {
+    std::string callee = value->a->dottedName();
+    if (tirDtypeCallee(callee) && (value->items.empty() || (value->items.size() == 1 && value->items[0]->kind == AK::Keyword))) return declareSymbolicVar(name, value);
+    if (callee == "R.match_cast") {
+      if (value->items.size() != 2) return Error("R.match_cast takes a value and a struct info", value->span);
+      RLX_TRY(v, evalExpr(value->items[0]));
+      RLX_TRY(target, evalSInfo(value->items[1], false));
+      bool out = dataflowOutputs_.count(name) && pendingBindings_[name] == 1;
+      if (bb_.inDataflow()) pendingBindings_[name]--;
+      RLX_TRY(var, bb_.emitMatchCast(v, target, name, s->target->span, out));
+      define(name, var);
+      return okStatus();
+    }
+  }
+  if (value->kind == AK::Name && (value->str == className_ || value->str == "Module") && name == "cls") {
+    clsDefined_ = true;
+    return okStatus();
+  }
+  StructInfo ann;
+  if (s->annotation) {
+    RLX_TRY(a, evalSInfo(s->annotation, false));
+    ann = a;
+  }
+  RLX_TRY(v, evalExpr(value));
+  bool out = dataflowOutputs_.count(name) && pendingBindings_[name] == 1;
+  if (bb_.inDataflow()) pendingBindings_[name]--;
+  auto var = bb_.emit(v, name, s->target->span, ann, out);
+  if (!var.ok()) return var.error().at(value->span);
+  define(name, var.value());
+  return okStatus();
+}
+
+Status RelaxBuilder::buildExprStmt(const ast::Stmt* s) {
+  const ast::Expr* e = s->value;
+  if (e->kind == AK::Call) {
+    std::string callee = e->a->dottedName();
+    if (callee == "R.func_attr") {
+      if (e->items.size() != 1) return Error("R.func_attr takes one dict", e->span);
+      RLX_TRY(attrs, evalDictAttrs(e->items[0]));
+      for (auto& [k, v] : attrs->fields) funcAttrs_ = withDictAttr(funcAttrs_, k, v);
+      return okStatus();
+    }
+    if (callee == "R.output") return Error("R.output(...) is only allowed at the end of a dataflow block", e->span);
+  }
+  if (e->kind == AK::Str) return okStatus();  // a docstring
+  RLX_TRY(v, evalExpr(e));
+  RLX_TRY(n, bb_.normalize(v));
+  if (!isVoidSInfo(sinfoOf(n)))
+    return Error("a non-void Relax expression must be bound to a name", e->span, "write `name = ...`, or call something that returns R.Tuple() as a statement");
+  RLX_TRY(var, bb_.emit(n, "_", e->span));
+  (void)var;
+  return okStatus();
+}
+
+Result<BlockRef> RelaxBuilder::buildDataflow(const ast::Stmt* s) {
+  if (!s->value || s->value->kind != AK::Call || s->value->a->dottedName() != "R.dataflow")
+    return Error("only `with R.dataflow():` blocks are allowed in Relax functions", s->span);
+  // Outputs are known up front so their bindings become plain Vars (TVM converts them at R.output).
+  std::unordered_set<std::string> outputs;
+  std::unordered_map<std::string, int> counts;
+  const ast::Stmt* outputStmt = nullptr;
+  for (auto* st : s->body) {
+    if (st->kind == SK::ExprStmt && st->value->kind == AK::Call && st->value->a->dottedName() == "R.output") outputStmt = st;
+    if (st->kind == SK::Assign && st->target->kind == AK::Name) counts[st->target->str]++;
+  }
+  if (!outputStmt) return Error("a dataflow block must end with R.output(...)", s->span);
+  if (outputStmt != s->body.back()) return Error("R.output(...) must be the last statement of the dataflow block", outputStmt->span);
+  for (auto* o : outputStmt->value->items) {
+    if (o->kind != AK::Name) return Error("R.output takes variable names", o->span);
+    if (!counts.count(o->str)) return Error("'" + o->str + "' is not bound in this dataflow block", o->span);
+    outputs.insert(o->str);
+  }
+  auto savedOutputs = std::move(dataflowOutputs_);
+  auto savedPending = std::move(pendingBindings_);
+  dataflowOutputs_ = outputs;
+  pendingBindings_ = counts;
+  bb_.beginBlock(true);
+  for (auto* st : s->body) {
+    if (st == outputStmt) break;
+    auto r = buildStmt(st, nullptr);
+    if (!r.ok()) diag_.error(std::move(r.error()));
+  }
+  BlockRef block = bb_.endBlock();
+  dataflowOutputs_ = std::move(savedOutputs);
+  pendingBindings_ = std::move(savedPending);
+  // Names bound in the block but not output are not visible after it.
+  for (auto& [name, n] : counts)
+    if (!outputs.count(name)) scopes_.back().vars.erase(name);
+  return block;
+}
+
+Result<Expr> RelaxBuilder::buildBranch(const std::vector<ast::Stmt*>& body, const std::string& target, const char* suffix, StructInfo* annotation, Span span) {
+  scopes_.emplace_back();
+  bb_.beginBlock(false);
+  auto finish = [&](Result<Expr> r) -> Result<Expr> {
+    BlockRef b = bb_.endBlock();
+    scopes_.pop_back();
+    if (!r.ok()) return r;
+    auto seq = make<SeqExpr>(b ? std::vector<BlockRef>{b} : std::vector<BlockRef>{}, r.value());
+    seq->sinfo = sinfoOf(r.value());
+    return Expr(seq);
+  };
+  if (body.empty()) return finish(Error("empty branch", span));
+  for (size_t i = 0; i + 1 < body.size(); ++i) {
+    auto st = buildStmt(body[i], nullptr);
+    if (!st.ok()) diag_.error(std::move(st.error()));
+  }
+  const ast::Stmt* last = body.back();
+  if (last->kind != SK::Assign || !last->target || last->target->kind != AK::Name || last->target->str != target)
+    return finish(Error("both branches of an if must end by binding the same name ('" + target + "')", last->span));
+  if (last->annotation) {
+    auto a = evalSInfo(last->annotation, false);
+    if (!a.ok()) return finish(a.error());
+    *annotation = a.value();
+  }
+  auto v = evalExpr(last->value);
+  if (!v.ok()) return finish(v.error());
+  auto n = bb_.normalize(v.value());
+  if (!n.ok()) return finish(n.error().at(last->value->span));
+  Expr result = n.value();
+  if (!isLeafExpr(result) && result->kind() != NodeKind::Tuple) {
+    // `y = R.add(x, x)` as the last line becomes `y_then = R.add(x, x)` and the branch yields it.
+    auto var = bb_.emit(result, target + suffix, last->target->span);
+    if (!var.ok()) return finish(var.error());
+    result = var.value();
+  }
+  return finish(result);
+}
+
+Status RelaxBuilder::buildIf(const ast::Stmt* s) {
+  if (!s->hasElse) return Error("an if in Relax needs an else branch", s->span);
+  RLX_TRY(cond, evalExpr(s->value));
+  RLX_TRY(c, bb_.normalizeArgument(cond));
+  auto cs = sinfoOf(c);
+  bool ok = false;
+  if (auto t = cs.as<TensorSInfo>()) ok = (t->dtype.isBool() || t->dtype.isVoid()) && (t->ndim == 0 || t->ndim == -1);
+  if (auto p = cs.as<PrimSInfo>()) ok = p->dtype.isBool();
+  if (!ok) return Error("the condition of an if must be a scalar bool tensor or R.Prim(\"bool\")", s->value->span);
+  const ast::Stmt* last = s->body.empty() ? nullptr : s->body.back();
+  if (!last || last->kind != SK::Assign || !last->target || last->target->kind != AK::Name)
+    return Error("each branch of an if must end by binding a name (`y = ...`)", s->span);
+  std::string target = last->target->str;
+  StructInfo annThen, annElse;
+  RLX_TRY(thenSeq, buildBranch(s->body, target, "_then", &annThen, s->span));
+  RLX_TRY(elseSeq, buildBranch(s->orelse, target, "_else", &annElse, s->span));
+  auto node = make<If>(c, thenSeq, elseSeq);
+  node->span = s->span;
+  StructInfo ann = annThen ? annThen : annElse;
+  RLX_TRY(var, bb_.emit(node, target, last->target->span, ann));
+  define(target, var);
+  return okStatus();
+}
+
+Status RelaxBuilder::buildNestedFunction(const ast::Stmt* s) {
+  bool pure = true;
+  bool isRelax = false;
+  for (auto* d : s->decorators) {
+    const ast::Expr* callee = d->kind == AK::Call ? d->a : d;
+    std::string name = callee->dottedName();
+    if (name == "T.prim_func") return Error("a T.prim_func cannot be nested inside a Relax function; define it at module level", d->span);
+    if (name != "R.function") return Error("unknown decorator '" + name + "'", d->span);
+    isRelax = true;
+    if (d->kind == AK::Call)
+      for (auto* a : d->items)
+        if (a->kind == AK::Keyword && a->str == "pure" && a->a->kind == AK::Bool) pure = a->a->b;
+  }
+  if (!isRelax) return Error("a nested function needs the @R.function decorator", s->span);
+  FunctionRef f = buildFunction(s, pure, true, "");
+  if (!f) return okStatus();  // errors already reported
+  RLX_TRY(n, bb_.normalize(f));
+  RLX_TRY(var, bb_.emit(n, s->name, s->span));
+  define(s->name, var);
+  return okStatus();
+}
+
+}  // namespace rlx

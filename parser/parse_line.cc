@@ -1,0 +1,667 @@
+// PEGTL actions that turn one logical line into syntax-tree nodes. Every rule with an action is a
+// "frame": nodes pushed while it runs are dropped if it fails, so backtracking never leaks nodes.
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "grammar/errors.hpp"
+#include "grammar/grammar.hpp"
+#include "parser/line_parser.h"
+
+namespace rlx::syntax {
+namespace g = rlx::grammar;
+namespace pegtl = tao::pegtl;
+using ast::Expr;
+
+namespace {
+
+struct State {
+  ast::Arena& arena;
+  uint32_t file;
+  uint32_t baseOffset;
+  const char* lineBegin;
+  int maxDepth;
+  std::vector<Expr*> stack;
+  std::vector<size_t> frames;
+  int depth = 0;
+  LineResult result;
+
+  Span span(const char* b, size_t n) const { return sources::spanAt(file, baseOffset + uint32_t(b - lineBegin), uint32_t(n)); }
+  Expr* node(Expr::Kind k, const char* b, size_t n) { return arena.expr(k, span(b, n)); }
+  size_t frame() const { return frames.back(); }
+  std::vector<Expr*> take() {
+    std::vector<Expr*> items(stack.begin() + long(frame()), stack.end());
+    stack.resize(frame());
+    return items;
+  }
+  void push(Expr* e) { stack.push_back(e); }
+};
+
+bool isMarker(Expr* e, const char* s = nullptr) { return e->kind == Expr::Marker && (!s || e->str == s); }
+
+// Rules whose actions consume what their children pushed; they get a frame.
+template <typename Rule>
+struct Action : pegtl::nothing<Rule> {};
+
+template <typename Rule>
+struct Framed : std::false_type {};
+
+struct DepthError {};
+
+template <typename Rule>
+struct Control : pegtl::normal<Rule> {
+  template <typename Input>
+  static void start(const Input&, State& st) {
+    if constexpr (std::is_same_v<Rule, g::test>) ++st.depth;
+    if constexpr (Framed<Rule>::value) st.frames.push_back(st.stack.size());
+  }
+  template <typename Input>
+  static void success(const Input& in, State& st) {
+    if constexpr (std::is_same_v<Rule, g::test>) --st.depth;
+    if constexpr (Framed<Rule>::value) st.frames.pop_back();
+  }
+  template <typename Input>
+  static void failure(const Input&, State& st) {
+    if constexpr (std::is_same_v<Rule, g::test>) --st.depth;
+    if constexpr (Framed<Rule>::value) {
+      st.stack.resize(st.frames.back());
+      st.frames.pop_back();
+    }
+  }
+  template <typename Input>
+  [[noreturn]] static void raise(const Input& in, State&) {
+    throw pegtl::parse_error(g::errorMessage<Rule>(), in);
+  }
+  template <template <typename...> class A, typename Iterator, typename Input>
+  static auto apply(const Iterator& begin, const Input& in, State& st) {
+    if constexpr (std::is_same_v<Rule, g::test>) {
+      if (st.depth > st.maxDepth) throw pegtl::parse_error("expression nested too deeply", in);
+    }
+    return pegtl::normal<Rule>::template apply<A>(begin, in, st);
+  }
+};
+
+#define RLX_FRAMED(R) \
+  template <>         \
+  struct Framed<g::R> : std::true_type {}
+
+// ---- leaves --------------------------------------------------------------------------------
+template <Expr::Kind K>
+struct PushName {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto* e = st.node(K, in.begin(), in.size());
+    e->str = in.string();
+    st.push(e);
+  }
+};
+template <> struct Action<g::name_ref> : PushName<Expr::Name> {};
+template <> struct Action<g::kwarg_name> : PushName<Expr::Name> {};
+template <> struct Action<g::attr_name> : PushName<Expr::Name> {};
+template <> struct Action<g::lambda_param> : PushName<Expr::Name> {};
+template <> struct Action<g::param_name> : PushName<Expr::Name> {};
+template <> struct Action<g::def_name> : PushName<Expr::Name> {};
+template <> struct Action<g::class_name> : PushName<Expr::Name> {};
+
+template <typename Marker>
+struct PushMarker {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto* e = st.node(Expr::Marker, in.begin(), in.size());
+    std::string s = in.string();
+    // Normalize multi-word operators ("not   in" -> "not in").
+    std::string norm;
+    for (char c : s) {
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        if (!norm.empty() && norm.back() != ' ') norm += ' ';
+      } else {
+        norm += c;
+      }
+    }
+    e->str = norm;
+    st.push(e);
+  }
+};
+template <> struct Action<g::trailing_comma> : PushMarker<void> {};
+template <> struct Action<g::op_pow> : PushMarker<void> {};
+template <> struct Action<g::op_unary> : PushMarker<void> {};
+template <> struct Action<g::op_term> : PushMarker<void> {};
+template <> struct Action<g::op_arith> : PushMarker<void> {};
+template <> struct Action<g::op_shift> : PushMarker<void> {};
+template <> struct Action<g::op_band> : PushMarker<void> {};
+template <> struct Action<g::op_bxor> : PushMarker<void> {};
+template <> struct Action<g::op_bor> : PushMarker<void> {};
+template <> struct Action<g::op_compare> : PushMarker<void> {};
+
+template <const char* Tag>
+struct PushTag {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto* e = st.node(Expr::Marker, in.begin(), in.size());
+    e->str = Tag;
+    st.push(e);
+  }
+};
+constexpr char kLo[] = "lo", kHi[] = "hi", kStep[] = "step", kColon[] = ":", kAnn[] = "ann", kDefault[] = "default",
+               kReturns[] = "returns", kValue[] = "value", kAs[] = "as";
+template <> struct Action<g::slice_lo> : PushTag<kLo> {};
+template <> struct Action<g::slice_hi> : PushTag<kHi> {};
+template <> struct Action<g::slice_step> : PushTag<kStep> {};
+template <> struct Action<g::param_annotation> : PushTag<kAnn> {};
+template <> struct Action<g::param_default> : PushTag<kDefault> {};
+template <> struct Action<g::def_returns> : PushTag<kReturns> {};
+template <> struct Action<g::assign_annotation> : PushTag<kAnn> {};
+template <> struct Action<g::assign_value> : PushTag<kValue> {};
+template <> struct Action<g::with_as> : PushTag<kAs> {};
+
+bool parseIntText(std::string_view s, int64_t& out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+template <>
+struct Action<g::number> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    std::string s = in.string();
+    bool isFloat = s.find_first_of(".eE") != std::string::npos;
+    if (!isFloat) {
+      auto* e = st.node(Expr::Int, in.begin(), in.size());
+      if (!parseIntText(s, e->i)) {
+        // Out of int64 range: keep as float so the builder can report it with the value.
+        e->kind = Expr::Float;
+        e->d = std::strtod(s.c_str(), nullptr);
+        e->str = s;
+      }
+      st.push(e);
+    } else {
+      auto* e = st.node(Expr::Float, in.begin(), in.size());
+      e->d = std::strtod(s.c_str(), nullptr);
+      st.push(e);
+    }
+  }
+};
+
+// Decodes the escapes of one string literal body.
+std::string unescape(std::string_view body) {
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c != '\\' || i + 1 == body.size()) {
+      out += c;
+      continue;
+    }
+    char n = body[++i];
+    switch (n) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case '0': out += '\0'; break;
+      case '\\': out += '\\'; break;
+      case '\'': out += '\''; break;
+      case '"': out += '"'; break;
+      case '\n': break;
+      case 'x':
+        if (i + 2 < body.size() + 0 && i + 2 <= body.size() - 1) {
+          int v = 0;
+          auto h = body.substr(i + 1, 2);
+          auto [p, ec] = std::from_chars(h.data(), h.data() + 2, v, 16);
+          if (ec == std::errc() && p == h.data() + 2) {
+            out += char(v);
+            i += 2;
+            break;
+          }
+        }
+        out += "\\x";
+        break;
+      default:
+        out += '\\';
+        out += n;
+    }
+  }
+  return out;
+}
+
+template <>
+struct Action<g::strings> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto* e = st.node(Expr::Str, in.begin(), in.size());
+    std::string_view text(in.begin(), in.size());
+    size_t i = 0;
+    while (i < text.size()) {
+      char q = text[i];
+      if (q != '"' && q != '\'') {
+        ++i;  // whitespace / comments between adjacent literals
+        continue;
+      }
+      bool triple = text.substr(i, 3) == "\"\"\"";
+      size_t open = triple ? 3 : 1;
+      size_t j = i + open;
+      while (j < text.size()) {
+        if (text[j] == '\\') {
+          j += 2;
+          continue;
+        }
+        if (triple ? text.substr(j, 3) == "\"\"\"" : text[j] == q) break;
+        ++j;
+      }
+      e->str += unescape(text.substr(i + open, j - i - open));
+      i = j + open;
+    }
+    st.push(e);
+  }
+};
+
+template <Expr::Kind K, bool V = false>
+struct PushLiteral {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto* e = st.node(K, in.begin(), in.size());
+    e->b = V;
+    st.push(e);
+  }
+};
+template <> struct Action<g::none_lit> : PushLiteral<Expr::NoneLit> {};
+template <> struct Action<g::true_lit> : PushLiteral<Expr::Bool, true> {};
+template <> struct Action<g::false_lit> : PushLiteral<Expr::Bool, false> {};
+
+// ---- composites ------------------------------------------------------------------------------
+// Removes a trailing-comma marker from items; returns whether there was one.
+bool dropComma(std::vector<Expr*>& items) {
+  bool comma = false;
+  std::vector<Expr*> out;
+  for (auto* e : items) {
+    if (isMarker(e, ",")) comma = true;
+    else out.push_back(e);
+  }
+  items.swap(out);
+  return comma;
+}
+
+RLX_FRAMED(paren);
+template <>
+struct Action<g::paren> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    bool comma = dropComma(items);
+    if (items.size() == 1 && !comma) {
+      st.push(items[0]);
+      return;
+    }
+    auto* e = st.node(Expr::Tuple, in.begin(), in.size());
+    e->items = std::move(items);
+    e->b = true;
+    st.push(e);
+  }
+};
+
+template <Expr::Kind K>
+struct Collection {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    dropComma(items);
+    auto* e = st.node(K, in.begin(), in.size());
+    e->items = std::move(items);
+    st.push(e);
+  }
+};
+RLX_FRAMED(list);
+template <> struct Action<g::list> : Collection<Expr::List> {};
+RLX_FRAMED(dict);
+template <> struct Action<g::dict> : Collection<Expr::Dict> {};
+
+RLX_FRAMED(kwarg);
+template <>
+struct Action<g::kwarg> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    auto* e = st.node(Expr::Keyword, in.begin(), in.size());
+    e->str = items[0]->str;
+    e->span = items[0]->span;
+    e->a = items[1];
+    st.push(e);
+  }
+};
+
+RLX_FRAMED(star_arg);
+template <>
+struct Action<g::star_arg> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    auto* e = st.node(Expr::UnaryOp, in.begin(), in.size());
+    e->str = "*";
+    e->a = items[0];
+    st.push(e);
+  }
+};
+
+// Trailers rewrite the node just below their frame (the callee / indexed value).
+RLX_FRAMED(call_trailer);
+template <>
+struct Action<g::call_trailer> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    dropComma(items);
+    Expr* callee = st.stack.back();
+    auto* e = st.arena.expr(Expr::Call, callee->span);
+    e->a = callee;
+    e->items = std::move(items);
+    st.stack.back() = e;
+  }
+};
+
+RLX_FRAMED(slice);
+template <>
+struct Action<g::slice> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    auto* e = st.node(Expr::Slice, in.begin(), in.size());
+    for (size_t i = 1; i < items.size(); ++i) {
+      if (isMarker(items[i], "lo")) e->a = items[i - 1];
+      if (isMarker(items[i], "hi")) e->b2 = items[i - 1];
+      if (isMarker(items[i], "step")) e->c = items[i - 1];
+    }
+    st.push(e);
+  }
+};
+
+RLX_FRAMED(subscript_trailer);
+template <>
+struct Action<g::subscript_trailer> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    bool comma = dropComma(items);
+    Expr* value = st.stack.back();
+    auto* e = st.arena.expr(Expr::Subscript, value->span);
+    e->a = value;
+    e->items = std::move(items);
+    e->b = comma;  // `A[i,]` indexes with a 1-tuple
+    st.stack.back() = e;
+  }
+};
+
+RLX_FRAMED(attr_trailer);
+template <>
+struct Action<g::attr_trailer> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    Expr* value = st.stack.back();
+    auto* e = st.arena.expr(Expr::Attribute, items[0]->span);
+    e->a = value;
+    e->str = items[0]->str;
+    st.stack.back() = e;
+  }
+};
+
+// Left-associative binary chains: operand (marker operand)*.
+struct FoldBinary {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    Expr* acc = items[0];
+    for (size_t i = 1; i + 1 < items.size(); i += 2) {
+      auto* e = st.arena.expr(Expr::BinOp, items[i]->span);
+      e->str = items[i]->str;
+      e->a = acc;
+      e->b2 = items[i + 1];
+      acc = e;
+    }
+    st.push(acc);
+  }
+};
+RLX_FRAMED(term);
+template <> struct Action<g::term> : FoldBinary {};
+RLX_FRAMED(arith);
+template <> struct Action<g::arith> : FoldBinary {};
+RLX_FRAMED(shift_expr);
+template <> struct Action<g::shift_expr> : FoldBinary {};
+RLX_FRAMED(band_expr);
+template <> struct Action<g::band_expr> : FoldBinary {};
+RLX_FRAMED(bxor_expr);
+template <> struct Action<g::bxor_expr> : FoldBinary {};
+RLX_FRAMED(bor_expr);
+template <> struct Action<g::bor_expr> : FoldBinary {};
+RLX_FRAMED(power);
+template <> struct Action<g::power> : FoldBinary {};
+
+RLX_FRAMED(unary);
+template <>
+struct Action<g::unary> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    auto* e = st.node(Expr::UnaryOp, in.begin(), in.size());
+    e->str = items[0]->str;
+    e->a = items[1];
+    st.push(e);
+  }
+};
+
+RLX_FRAMED(not_expr);
+template <>
+struct Action<g::not_expr> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    auto* e = st.node(Expr::UnaryOp, in.begin(), in.size());
+    e->str = "not";
+    e->a = items[0];
+    st.push(e);
+  }
+};
+
+RLX_FRAMED(comparison);
+template <>
+struct Action<g::comparison> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    if (items.size() == 1) {
+      st.push(items[0]);
+      return;
+    }
+    auto* e = st.arena.expr(Expr::Compare, items[1]->span);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i % 2) e->ops.push_back(items[i]->str);
+      else e->items.push_back(items[i]);
+    }
+    st.push(e);
+  }
+};
+
+template <const char* Op>
+struct FoldBool {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    if (items.size() == 1) {
+      st.push(items[0]);
+      return;
+    }
+    auto* e = st.node(Expr::BoolOp, in.begin(), in.size());
+    e->str = Op;
+    e->items = std::move(items);
+    st.push(e);
+  }
+};
+constexpr char kAnd[] = "and", kOr[] = "or";
+RLX_FRAMED(and_test);
+template <> struct Action<g::and_test> : FoldBool<kAnd> {};
+RLX_FRAMED(or_test);
+template <> struct Action<g::or_test> : FoldBool<kOr> {};
+
+RLX_FRAMED(lambda);
+template <>
+struct Action<g::lambda> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    auto* e = st.node(Expr::Lambda, in.begin(), in.size());
+    e->a = items.back();
+    items.pop_back();
+    e->items = std::move(items);
+    st.push(e);
+  }
+};
+
+RLX_FRAMED(conditional);
+template <>
+struct Action<g::conditional> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    if (items.size() == 1) {
+      st.push(items[0]);
+      return;
+    }
+    auto* e = st.node(Expr::IfExp, in.begin(), in.size());
+    e->a = items[0];
+    e->b2 = items[1];
+    e->c = items[2];
+    st.push(e);
+  }
+};
+
+// A comma-separated list at statement level: a Tuple (without parentheses) when it has a comma.
+struct TupleIfComma {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    bool comma = dropComma(items);
+    if (items.size() == 1 && !comma) {
+      st.push(items[0]);
+      return;
+    }
+    auto* e = st.node(Expr::Tuple, in.begin(), in.size());
+    e->items = std::move(items);
+    st.push(e);
+  }
+};
+RLX_FRAMED(testlist);
+template <> struct Action<g::testlist> : TupleIfComma {};
+RLX_FRAMED(for_target);
+template <> struct Action<g::for_target> : TupleIfComma {};
+RLX_FRAMED(with_target);
+template <> struct Action<g::with_target> : TupleIfComma {};
+
+// ---- statement lines ---------------------------------------------------------------------------
+// Finds the item just before the marker `tag` (annotation, value, ...), or null.
+Expr* tagged(const std::vector<Expr*>& items, const char* tag) {
+  for (size_t i = 1; i < items.size(); ++i)
+    if (isMarker(items[i], tag)) return items[i - 1];
+  return nullptr;
+}
+
+template <LineResult::Kind K, ast::Stmt::Kind SK>
+struct StmtLine {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    auto* s = st.arena.stmt(SK, st.span(in.begin(), in.size()));
+    st.result.kind = K;
+    st.result.stmt = s;
+    if constexpr (K == LineResult::Decorator) {
+      st.result.expr = items[0];
+    } else if constexpr (K == LineResult::Def) {
+      s->name = items[0]->str;
+      s->span = items[0]->span;
+      for (size_t i = 1; i < items.size(); ++i) {
+        if (items[i]->kind == Expr::Keyword && items[i]->str == "param") s->params.push_back({items[i]->a->str, items[i]->b2, items[i]->span});
+      }
+      s->returns = tagged(items, "returns");
+    } else if constexpr (K == LineResult::Class) {
+      s->name = items[0]->str;
+    } else if constexpr (K == LineResult::If || K == LineResult::Elif) {
+      s->value = items[0];
+    } else if constexpr (K == LineResult::For) {
+      s->target = items[0];
+      s->value = items[1];
+    } else if constexpr (K == LineResult::With) {
+      s->value = items[0];
+      s->withTarget = tagged(items, "as");
+    } else if constexpr (K == LineResult::Return) {
+      s->value = items.empty() ? nullptr : items[0];
+    } else if constexpr (K == LineResult::Simple) {
+      Expr* value = tagged(items, "value");
+      Expr* ann = tagged(items, "ann");
+      if (value || ann) {
+        s->kind = ast::Stmt::Assign;
+        s->target = items[0];
+        s->value = value;
+        s->annotation = ann;
+      } else {
+        s->value = items[0];
+      }
+    }
+  }
+};
+
+RLX_FRAMED(param);
+template <>
+struct Action<g::param> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    auto* e = st.node(Expr::Keyword, in.begin(), in.size());
+    e->str = "param";
+    e->a = items[0];
+    e->b2 = tagged(items, "ann");
+    e->span = items[0]->span;
+    st.push(e);
+  }
+};
+
+RLX_FRAMED(decorator);
+template <> struct Action<g::decorator> : StmtLine<LineResult::Decorator, ast::Stmt::ExprStmt> {};
+RLX_FRAMED(def_header);
+template <> struct Action<g::def_header> : StmtLine<LineResult::Def, ast::Stmt::FunctionDef> {};
+RLX_FRAMED(class_header);
+template <> struct Action<g::class_header> : StmtLine<LineResult::Class, ast::Stmt::ClassDef> {};
+RLX_FRAMED(if_header);
+template <> struct Action<g::if_header> : StmtLine<LineResult::If, ast::Stmt::If> {};
+RLX_FRAMED(elif_header);
+template <> struct Action<g::elif_header> : StmtLine<LineResult::Elif, ast::Stmt::If> {};
+RLX_FRAMED(else_header);
+template <> struct Action<g::else_header> : StmtLine<LineResult::Else, ast::Stmt::Pass> {};
+RLX_FRAMED(for_header);
+template <> struct Action<g::for_header> : StmtLine<LineResult::For, ast::Stmt::For> {};
+RLX_FRAMED(with_header);
+template <> struct Action<g::with_header> : StmtLine<LineResult::With, ast::Stmt::With> {};
+RLX_FRAMED(return_stmt);
+template <> struct Action<g::return_stmt> : StmtLine<LineResult::Return, ast::Stmt::Return> {};
+RLX_FRAMED(pass_stmt);
+template <> struct Action<g::pass_stmt> : StmtLine<LineResult::Pass, ast::Stmt::Pass> {};
+RLX_FRAMED(import_stmt);
+template <> struct Action<g::import_stmt> : StmtLine<LineResult::Import, ast::Stmt::Pass> {};
+RLX_FRAMED(while_stmt);
+template <> struct Action<g::while_stmt> : StmtLine<LineResult::While, ast::Stmt::Pass> {};
+RLX_FRAMED(simple_stmt);
+template <> struct Action<g::simple_stmt> : StmtLine<LineResult::Simple, ast::Stmt::ExprStmt> {};
+
+}  // namespace
+
+Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offset, ast::Arena& arena, int maxDepth) {
+  State st{arena, file, offset, text.data(), maxDepth, {}, {}, 0, {}};
+  pegtl::memory_input<> in(text.data(), text.size(), "");
+  try {
+    if (!pegtl::parse<g::line, Action, Control>(in, st)) {
+      return Error("invalid syntax", sources::spanAt(file, offset, uint32_t(text.size())));
+    }
+  } catch (const pegtl::parse_error& e) {
+    auto& pos = e.positions().front();
+    std::string msg(e.message());
+    return Error(msg, sources::spanAt(file, offset + uint32_t(pos.byte), 1));
+  }
+  return st.result;
+}
+
+}  // namespace rlx::syntax

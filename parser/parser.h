@@ -1,0 +1,24 @@
+// Public parser API: TVMScript text (a module, a lone function, or function snippets) → IRModule.
+// All errors are collected into the DiagnosticEngine with spans; nothing is printed or thrown.
+#pragma once
+#include <string>
+
+#include "ir/diagnostic.h"
+#include "ir/module.h"
+
+namespace rlx {
+
+struct ParseOptions {
+  // Directory searched for the safetensors sidecar of metadata constants ("" = next to sourceName).
+  std::string sidecarPath;
+  // Maximum nesting depth of brackets / blocks before the input is rejected (never a stack overflow).
+  int maxDepth = 200;
+};
+
+// Parses `text` (named `sourceName` in diagnostics). Returns null and fills `diag` on error.
+IRModuleRef parseModule(const std::string& text, const std::string& sourceName, DiagnosticEngine& diag, const ParseOptions& opts = {});
+
+// Reads a file ("-" = stdin) and parses it; I/O errors become diagnostics too.
+IRModuleRef parseFile(const std::string& path, DiagnosticEngine& diag, const ParseOptions& opts = {});
+
+}  // namespace rlx

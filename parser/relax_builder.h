@@ -1,0 +1,81 @@
+// Internal: gives the syntax tree Relax meaning (TVM's relax parser + IRBuilder in one). One
+// ModuleBuilder per parse; FunctionBuilder state lives in it while a function body is built.
+#pragma once
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/block_builder.h"
+#include "ir/module.h"
+#include "ir/op.h"
+#include "parser/ast.h"
+#include "parser/prim_eval.h"
+
+namespace rlx {
+
+class RelaxBuilder {
+ public:
+  RelaxBuilder(DiagnosticEngine& diag, std::string className) : diag_(diag), className_(std::move(className)) {}
+
+  // Module-level symbols: GlobalVars by name (with signatures' struct info), set before bodies.
+  std::map<std::string, GlobalVarRef> globals;
+  // Sidecar constants for metadata["relax.expr.Constant"][i].
+  std::vector<NDArrayRef>* metadata = nullptr;
+  std::string metadataError;  // why metadata is unavailable (missing sidecar), for the message
+
+  // The struct info of a function's signature (params + ret), for its GlobalVar before bodies exist.
+  Result<StructInfo> signatureSInfo(const ast::Stmt* def, bool pure);
+  // Builds a whole Relax function; null on error (diagnostics reported).
+  FunctionRef buildFunction(const ast::Stmt* def, bool pure, bool isPrivate, const std::string& globalSymbol);
+
+  // Struct info annotation (R.Tensor(...), ...). `sigMode` allows string dims naming signature vars.
+  Result<StructInfo> evalSInfo(const ast::Expr* e, bool sigMode);
+  Result<PyValue> evalValue(const ast::Expr* e);
+  Result<Expr> evalExpr(const ast::Expr* e);
+  Result<Expr> toExpr(const PyValue& v, Span span, bool inTuple = false);
+  Result<Attr> toAttr(const ast::Expr* e);
+  Result<AttrsRef> evalDictAttrs(const ast::Expr* e);
+  Result<PrimExpr> evalPrimValue(const ast::Expr* e);
+
+ private:
+  struct Scope {
+    std::unordered_map<std::string, Expr> vars;  // Relax vars and local functions
+  };
+  DiagnosticEngine& diag_;
+  std::string className_;
+  BlockBuilder bb_;
+  std::vector<Scope> scopes_;
+  PrimScope primScope_;
+  bool clsDefined_ = false;
+  std::unordered_set<std::string> dataflowOutputs_;
+  std::unordered_map<std::string, int> pendingBindings_;  // name -> bindings left in the dataflow block
+  AttrsRef funcAttrs_;
+  bool pure_ = true;
+
+  const Expr* lookupVar(const std::string& name) const;
+  void define(const std::string& name, Expr e) { scopes_.back().vars[name] = std::move(e); }
+  std::vector<std::string> visibleNames() const;
+
+  Status buildStmts(const std::vector<ast::Stmt*>& body, Expr* returned);
+  Status buildStmt(const ast::Stmt* s, Expr* returned);
+  Status buildAssign(const ast::Stmt* s);
+  Status buildExprStmt(const ast::Stmt* s);
+  Result<BlockRef> buildDataflow(const ast::Stmt* s);
+  Status buildIf(const ast::Stmt* s);
+  Status buildNestedFunction(const ast::Stmt* s);
+  Result<Expr> buildBranch(const std::vector<ast::Stmt*>& body, const std::string& target, const char* suffix, StructInfo* annotation, Span span);
+  Status declareSymbolicVar(const std::string& name, const ast::Expr* call);
+  Result<std::vector<VarRef>> buildParams(const ast::Stmt* def);
+  Result<SeqExprRef> buildBody(const std::vector<ast::Stmt*>& body, Span span);
+
+  Result<PyValue> evalCall(const ast::Expr* e);
+  Result<PyValue> evalOpCall(const ast::Expr* e, const OpInfo& op);
+  Result<Expr> evalConst(const ast::Expr* e);
+  Result<Expr> evalCallPacked(const ast::Expr* e);
+  Result<PrimExpr> evalDim(const ast::Expr* e, bool sigMode);
+  Result<std::vector<PrimExpr>> evalDims(const ast::Expr* e, bool sigMode);
+  Result<Expr> relaxBinary(const std::string& op, const Expr& a, const Expr& b, Span span);
+  Status collectSignatureVars(const ast::Stmt* def);
+};
+
+}  // namespace rlx

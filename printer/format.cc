@@ -1,0 +1,104 @@
+// Literal formatting (floats, strings, names) and the printer context's scoped name table.
+// Float rules follow TVM's doc printer: integral values with ".0", else %.17g, non-finite quoted.
+#include <cmath>
+#include <cstdio>
+
+#include "printer/print_context.h"
+
+namespace rlx {
+
+std::string formatDouble(double v) {
+  if (std::isnan(v)) return "\"nan\"";
+  if (std::isinf(v)) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  char buf[512];
+  if (v == std::floor(v) && std::fabs(v) < 1e300) {
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string formatFloatLiteral(double v) { return formatDouble(v); }
+
+std::string formatTypedFloat(double v, DataType t) { return "T." + t.str() + "(" + formatDouble(v) + ")"; }
+
+std::string quoteString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c > 0x7e) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02X", c);
+          out += buf;
+        } else {
+          out += char(c);
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string sanitizeName(const std::string& hint) {
+  if (hint.empty()) return "v";
+  std::string out = hint;
+  for (auto& c : out)
+    if (!(std::isalnum((unsigned char)c) || c == '_')) c = '_';
+  return out;
+}
+
+NameTable::NameTable() { push(); }
+void NameTable::push() { frames_.emplace_back(); }
+void NameTable::pop() { frames_.pop_back(); }
+
+bool NameTable::isTaken(const std::string& name) const {
+  for (auto& f : frames_)
+    if (f.used.count(name)) return true;
+  return false;
+}
+
+void NameTable::reserve(const std::string& name) { frames_.back().used[name] = 0; }
+
+const std::string& NameTable::define(const void* key, const std::string& hint) {
+  std::string base = sanitizeName(hint);
+  std::string name = base;
+  if (isTaken(name)) {
+    // TVM appends _1, _2, ... and checks each candidate against every visible name.
+    for (int i = 1;; ++i) {
+      name = base + "_" + std::to_string(i);
+      if (!isTaken(name)) break;
+    }
+  }
+  frames_.back().used[name] = 0;
+  return frames_.back().names[key] = name;
+}
+
+const std::string* NameTable::find(const void* key) const {
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+    auto f = it->names.find(key);
+    if (f != it->names.end()) return &f->second;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> PrintContext::headerLines() const {
+  std::vector<std::string> lines;
+  if (usedIR) lines.push_back("# from tvm.script import ir as I");
+  if (usedTIR) lines.push_back("# from tvm.script import tir as T");
+  if (usedRelax) lines.push_back("# from tvm.script import relax as R");
+  return lines;
+}
+
+std::string PrintContext::nameFor(const void* key, const std::string& hint) {
+  if (auto* n = names.find(key)) return *n;
+  return names.define(key, hint);
+}
+
+}  // namespace rlx

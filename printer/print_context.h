@@ -1,0 +1,78 @@
+// The printer's shared state: output lines with indentation, which script prefixes (I/T/R) were
+// used (they decide the header), scoped name de-duplication, and PrimExpr printing in both styles.
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/module.h"
+#include "printer/printer.h"
+
+namespace rlx {
+
+// Scoped names: the printer only de-duplicates within visible scopes (x, x_1, x_2, ...).
+class NameTable {
+ public:
+  NameTable();
+  void push();
+  void pop();
+  // Gives `key` a printable name derived from `hint`, unique among visible names.
+  const std::string& define(const void* key, const std::string& hint);
+  // The name of `key`, or nullptr if it has none in a visible scope.
+  const std::string* find(const void* key) const;
+  bool isTaken(const std::string& name) const;
+  // Reserves a name in the current scope without a key (e.g. "cls").
+  void reserve(const std::string& name);
+
+ private:
+  struct Frame {
+    std::unordered_map<const void*, std::string> names;
+    std::unordered_map<std::string, int> used;
+  };
+  std::vector<Frame> frames_;
+};
+
+enum class PrimStyle {
+  Relax,  // shapes and attrs: every int prints bare (`n * 2`, `4`)
+  Tir,    // kernels: non-int32 ints typed (`T.int64(4)`), int32 bare, floats typed
+};
+
+class PrintContext {
+ public:
+  explicit PrintContext(const PrintOptions& o) : opts(o) {}
+  const PrintOptions& opts;
+  std::string out;
+  int indent = 0;
+  bool usedIR = false, usedTIR = false, usedRelax = false;
+  NameTable names;
+  bool insideModule = false;
+  std::string moduleAlias = "cls";
+
+  void line(const std::string& text) {
+    out.append(size_t(indent) * 4, ' ');
+    out += text;
+    out += '\n';
+  }
+  void emptyLine() { out += '\n'; }
+  // The header comment block for the prefixes used so far, one "# from tvm.script import ..." per line.
+  std::vector<std::string> headerLines() const;
+
+  // PrimExpr text. Unnamed PrimVars get a name defined in the current scope on first use.
+  std::string prim(const PrimExpr& e, PrimStyle style);
+  // The name for a PrimVar/Buffer/Var key, defining it from `hint` if it has none yet.
+  std::string nameFor(const void* key, const std::string& hint);
+};
+
+// Literal formatting helpers (TVM's rules, spec §9).
+std::string quoteString(const std::string& s);  // "..." with \" \\ \n \t \r and \xHH escapes
+std::string sanitizeName(const std::string& hint);  // non [A-Za-z0-9_] -> '_', empty -> "v"
+// A float literal as Relax prints it: 1.0, 0.5, 1e-05, "inf" (quoted non-finite).
+std::string formatFloatLiteral(double v);
+// A typed TIR float: T.float32(0.5), T.float32("inf").
+std::string formatTypedFloat(double v, DataType t);
+
+// TIR printing entry point (printer/print_tir.cc): a PrimFunc as `@T.prim_func` + def, at the
+// context's current indentation. `name` is the printed function name.
+void printPrimFunc(PrintContext& ctx, const PrimFunc& func, const std::string& name);
+
+}  // namespace rlx

@@ -1,0 +1,123 @@
+// Module-level printing: header comments, `@I.ir_module class Module:`, module attrs, functions in
+// TVM's order (PrimFunc < ExternFunc < Relax < main), and the public printer entry points.
+#include <algorithm>
+
+#include "printer/relax_printer.h"
+
+namespace rlx {
+namespace {
+
+int functionPriority(const IRModule::Entry& e) {
+  if (e.gvar->name == "main") return 1000;
+  switch (e.func->kind()) {
+    case NodeKind::PrimFunc: return 1;
+    case NodeKind::ExternFunc: return 2;
+    default: return 3;
+  }
+}
+
+bool hasGlobalSymbol(const AttrsRef& attrs) { return attrs && attrs->find("global_symbol"); }
+
+// Trims trailing whitespace of the whole text and ends it with exactly one newline.
+std::string finish(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text + "\n";
+}
+
+std::string withHeader(const PrintContext& ctx, const std::string& body) {
+  std::string out;
+  auto lines = ctx.headerLines();
+  for (auto& l : lines) out += l + "\n";
+  if (!lines.empty()) out += "\n";
+  return out + body;
+}
+
+void printEntry(PrintContext& ctx, RelaxPrinter& rp, const IRModule::Entry& e) {
+  const std::string& name = e.gvar->name;
+  if (auto f = e.func.as<Function>()) {
+    rp.printFunction(*f, name, true, !hasGlobalSymbol(f->attrs));
+    ctx.emptyLine();
+  } else if (auto pf = e.func.as<PrimFunc>()) {
+    ctx.names.push();
+    printPrimFunc(ctx, *pf, name);
+    ctx.names.pop();
+    ctx.emptyLine();
+  } else if (auto ext = e.func.as<ExternFunc>()) {
+    ctx.usedRelax = true;
+    ctx.line(name + " = R.ExternFunc(" + quoteString(ext->symbol) + ")");
+  }
+}
+
+}  // namespace
+
+std::string printModule(const IRModuleRef& mod, const PrintOptions& opts) {
+  PrintContext ctx(opts);
+  ctx.insideModule = true;
+  for (auto* reserved : {"R", "T", "I", "cls", "Module"}) ctx.names.reserve(reserved);
+  RelaxPrinter rp(ctx);
+  ctx.line("@I.ir_module");
+  ctx.line("class Module:");
+  ctx.indent++;
+  if (mod->attrs && !mod->attrs->fields.empty()) {
+    ctx.usedIR = true;
+    std::string attrs;
+    for (auto& [k, v] : mod->attrs->fields) attrs += (attrs.empty() ? "" : ", ") + quoteString(k) + ": " + rp.attrValue(v);
+    ctx.line("I.module_attrs({" + attrs + "})");
+  }
+  if (mod->globalInfos && !mod->globalInfos->fields.empty()) {
+    ctx.usedIR = true;
+    std::string infos;
+    for (auto& [k, v] : mod->globalInfos->fields) infos += (infos.empty() ? "" : ", ") + quoteString(k) + ": " + rp.attrValue(v);
+    ctx.line("I.module_global_infos({" + infos + "})");
+  }
+  std::vector<const IRModule::Entry*> order;
+  for (auto& e : mod->functions) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {
+    int pa = functionPriority(*a), pb = functionPriority(*b);
+    return pa != pb ? pa < pb : a->gvar->name < b->gvar->name;
+  });
+  for (auto* e : order) printEntry(ctx, rp, *e);
+  ctx.usedIR = true;
+  std::string text = finish(withHeader(ctx, ctx.out));
+  if (opts.metadataOut && !opts.metadataOut->empty())
+    text += "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n";
+  return text;
+}
+
+std::string printFunction(const Expr& func, const std::string& name, const PrintOptions& opts) {
+  PrintContext ctx(opts);
+  for (auto* reserved : {"R", "T", "I", "cls"}) ctx.names.reserve(reserved);
+  RelaxPrinter rp(ctx);
+  if (auto f = func.as<Function>()) {
+    auto* sym = f->attrs ? f->attrs->find("global_symbol") : nullptr;
+    std::string printed = sym && *sym && (*sym)->kind == AttrValue::Str ? (*sym)->s : (name.empty() ? "main" : name);
+    rp.printFunction(*f, printed, true, !sym);
+  } else if (auto pf = func.as<PrimFunc>()) {
+    printPrimFunc(ctx, *pf, name.empty() ? "main" : name);
+  } else {
+    return rp.expr(func) + "\n";
+  }
+  return finish(withHeader(ctx, ctx.out));
+}
+
+std::string printExpr(const Expr& e) {
+  PrintOptions opts;
+  PrintContext ctx(opts);
+  RelaxPrinter rp(ctx);
+  return rp.expr(e);
+}
+
+std::string printStructInfo(const StructInfo& s) {
+  PrintOptions opts;
+  PrintContext ctx(opts);
+  RelaxPrinter rp(ctx);
+  return rp.sinfo(s);
+}
+
+std::string printPrimExpr(const PrimExpr& e) {
+  PrintOptions opts;
+  PrintContext ctx(opts);
+  return ctx.prim(e, PrimStyle::Relax);
+}
+
+}  // namespace rlx

@@ -1,0 +1,46 @@
+// The Relax half of the printer (internal): struct info, expressions, bindings and functions.
+// Shared by print_relax.cc (functions, bindings), print_expr.cc (expressions) and print_module.cc.
+#pragma once
+#include <unordered_set>
+
+#include "printer/print_context.h"
+
+namespace rlx {
+
+class RelaxPrinter {
+ public:
+  explicit RelaxPrinter(PrintContext& c) : ctx(c) {}
+  PrintContext& ctx;
+
+  // Symbolic vars defined by the signature being printed: they print quoted ("n * 2") there.
+  std::unordered_set<const PrimVar*> sigVars;
+  bool inSignature = false;
+  // Body-hoisted prelude lines (cls = Module, decls of vars first met in the body), in order.
+  std::vector<std::string>* hoisted = nullptr;
+  std::unordered_set<const PrimVar*> declared;
+  bool clsPrinted = false;
+  std::vector<NDArrayRef> metadata;
+
+  void printFunction(const Function& f, const std::string& name, bool topLevel, bool isPrivate);
+  std::string sinfo(const StructInfo& s);
+  std::string expr(const Expr& e);
+  std::string shapeDim(const PrimExpr& e);
+  std::string attrValue(const Attr& a);
+
+ private:
+  friend struct ExprPrinter;
+  void printSeqBody(const SeqExpr& seq);
+  void printBinding(const Binding& b);
+  void printIf(const Binding& b, const If& node);
+  std::string declLine(const PrimVar& v);
+  void noteVars(const PrimExpr& e);
+  void noteSInfoVars(const StructInfo& s);
+  std::string callExpr(const Call& c);
+  std::string constant(const Constant& c);
+  std::string sinfoArgsKw(const std::vector<StructInfo>& s);
+  std::string outSInfo(const StructInfo& s);
+  std::string tupleArg(const Expr& e);
+  std::string calleeName(const Expr& e);
+};
+
+}  // namespace rlx

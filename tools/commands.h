@@ -1,0 +1,13 @@
+// Subcommands of the rlx driver, one function each; each returns the process exit code.
+// They share argument parsing and diagnostic printing from tools/cli_util.cc.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace rlx::tools {
+
+int runPrint(const std::vector<std::string>& args, bool color);
+int runCheck(const std::vector<std::string>& args, bool color);
+int runEq(const std::vector<std::string>& args, bool color);
+
+}  // namespace rlx::tools

@@ -1,0 +1,43 @@
+// The `rlx` driver: one thin main that dispatches subcommands to the libraries.
+// Every failure is a diagnostic and a non-zero exit; nothing here knows IR details.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/commands.h"
+
+namespace {
+
+const char* kUsage = R"(rlx — a toolchain for TVM Relax IR (TVMScript text, TVM v0.23 dialect)
+
+usage: rlx <command> [options] [FILE]
+
+commands:
+  print FILE [-o OUT]   parse, check and print canonically (metadata constants go to OUT's .safetensors)
+  check FILE            parse and verify; diagnostics only (exit 0 when well-formed)
+  eq A B                structural equality; prints the first mismatch path (exit 0 when equal)
+
+FILE may be '-' for standard input. `rlx COMMAND --help` describes one command.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  std::string cmd = args[0];
+  args.erase(args.begin());
+  bool color = isatty(2) && !std::getenv("NO_COLOR");
+  if (cmd == "print") return rlx::tools::runPrint(args, color);
+  if (cmd == "check") return rlx::tools::runCheck(args, color);
+  if (cmd == "eq") return rlx::tools::runEq(args, color);
+  std::fprintf(stderr, "rlx: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+  return 2;
+}
