@@ -86,9 +86,9 @@ struct argument : sor<kwarg, star_arg, test> {};
 struct arglist : seq<argument, ws, star<one<','>, ws, argument, ws>, opt<one<','>, ws>> {};
 // trailer := '(' [arglist] ')' | '[' subscripts ']' | '.' name
 struct call_trailer : seq<one<'('>, ws, opt<arglist>, must<close_paren>> {};
-struct slice_lo : test {};
-struct slice_hi : test {};
-struct slice_step : test {};
+struct slice_lo : seq<test> {};
+struct slice_hi : seq<test> {};
+struct slice_step : seq<test> {};
 struct slice_colon : one<':'> {};
 // subscript := [test] ':' [test] [':' [test]] | test
 struct slice : seq<opt<slice_lo, ws>, slice_colon, ws, opt<slice_hi, ws>, opt<one<':'>, ws, opt<slice_step, ws>>> {};

@@ -9,22 +9,6 @@
 
 namespace rlx {
 
-class Buffer final : public Object {
- public:
-  Buffer() : Object(NodeKind::Buffer) {}
-  static bool classOf(NodeKind k) { return k == NodeKind::Buffer; }
-  std::string name;
-  DataType dtype = DataType::float32();
-  std::vector<PrimExpr> shape;
-  std::vector<PrimExpr> strides;  // empty = compact
-  PrimExpr elemOffset;            // null = 0 / default
-  std::string scope = "global";
-  int alignment = 64;  // TVM's default; printed only when it differs... see printer
-  int offsetFactor = 1;
-  bool explicitAlign = false, explicitOffsetFactor = false, explicitElemOffset = false;
-  PrimVarRef data;  // the handle var
-};
-using BufferRef = Ref<Buffer>;
 
 struct Range {
   PrimExpr min, extent;

@@ -51,8 +51,10 @@ struct DepthError {};
 template <typename Rule>
 struct Control : pegtl::normal<Rule> {
   template <typename Input>
-  static void start(const Input&, State& st) {
-    if constexpr (std::is_same_v<Rule, g::test>) ++st.depth;
+  static void start(const Input& in, State& st) {
+    if constexpr (std::is_same_v<Rule, g::test>) {
+      if (++st.depth > st.maxDepth) throw pegtl::parse_error("expression nested too deeply", in);
+    }
     if constexpr (Framed<Rule>::value) st.frames.push_back(st.stack.size());
   }
   template <typename Input>
@@ -71,13 +73,6 @@ struct Control : pegtl::normal<Rule> {
   template <typename Input>
   [[noreturn]] static void raise(const Input& in, State&) {
     throw pegtl::parse_error(g::errorMessage<Rule>(), in);
-  }
-  template <template <typename...> class A, typename Iterator, typename Input>
-  static auto apply(const Iterator& begin, const Input& in, State& st) {
-    if constexpr (std::is_same_v<Rule, g::test>) {
-      if (st.depth > st.maxDepth) throw pegtl::parse_error("expression nested too deeply", in);
-    }
-    return pegtl::normal<Rule>::template apply<A>(begin, in, st);
   }
 };
 
