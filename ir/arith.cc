@@ -257,7 +257,7 @@ std::optional<Poly> Canon::exactDivide(const Poly& a, const Poly& b) {
     }
     int64_t c = t.coef / d.coef;
     if (rest.empty()) q.base = addW(q.base, c);
-    else addTerm(q, Term{std::move(rest), c});
+    else addPoly(q, toPoly(termExpr(Term{std::move(rest), 1}, c, a.dtype)), 1);  // a lone sum factor re-expands
   }
   return q;
 }
@@ -287,8 +287,11 @@ Poly Canon::divPoly(const PrimExpr& e, Poly a, Poly b) {
         PrimExpr x = termExpr(t, 1, dt);
         auto* inner = asBin(x);
         const IntImm* c1 = inner && inner->kind() == NodeKind::FloorDiv ? asIntImm(inner->b) : nullptr;
-        if (c1 && c1->value > 0) atom = mkBin(NodeKind::FloorDiv, dt, inner->a, mkInt(dt, mulW(c1->value, c2)));
-        else atom = c2 == 1 ? x : mkBin(NodeKind::FloorDiv, dt, x, mkInt(dt, c2));
+        if (c1 && c1->value > 0) {  // re-divide the inner dividend so the result stays canonical
+          addPoly(q, divPoly(e, toPoly(inner->a), Poly{dt, {}, mulW(c1->value, c2)}), 1);
+          return q;
+        }
+        atom = c2 == 1 ? x : mkBin(NodeKind::FloorDiv, dt, x, mkInt(dt, c2));
       } else {
         atom = mkBin(NodeKind::FloorDiv, dt, fromPoly(rest), mkInt(dt, c));
       }
@@ -322,8 +325,9 @@ Poly Canon::modPoly(const PrimExpr& e, Poly a, Poly b) {
         auto* inner = asBin(x);
         const IntImm* c1 = inner && inner->kind() == NodeKind::FloorMod ? asIntImm(inner->b) : nullptr;
         if (c2 == 1) return Poly{dt, {}, 0};
-        if (c1 && c1->value > 0 && c1->value % c2 == 0) atom = mkBin(NodeKind::FloorMod, dt, inner->a, mkInt(dt, c2));
-        else if (c1 && c1->value > 0 && c2 % c1->value == 0) atom = x;
+        if (c1 && c1->value > 0 && c1->value % c2 == 0)  // reduce the inner dividend modulo c2 afresh
+          return mulPoly(modPoly(e, toPoly(inner->a), Poly{dt, {}, c2}), Poly{dt, {}, k});
+        if (c1 && c1->value > 0 && c2 % c1->value == 0) atom = x;
         else atom = mkBin(NodeKind::FloorMod, dt, x, mkInt(dt, c2));
         Poly r{dt, {}, 0};
         r.terms.push_back(Term{{atom}, k});
@@ -613,7 +617,8 @@ std::optional<int64_t> constInt(const PrimExpr& e) {
   if (!e) return std::nullopt;
   if (auto* i = asIntImm(e)) return i->value;
   if (e->kind() == NodeKind::PrimVar) return std::nullopt;
-  if (auto* i = asIntImm(simplify(e))) return i->value;
+  PrimExpr s = simplify(e);  // keep the result alive while reading it
+  if (auto* i = asIntImm(s)) return i->value;
   return std::nullopt;
 }
 

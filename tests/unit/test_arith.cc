@@ -2,6 +2,8 @@
 // Python floordiv/floormod semantics, proveEqual. Expected strings are TVM's canonical prints.
 #include <catch2/catch.hpp>
 
+#include <optional>
+#include <random>
 #include <string>
 
 #include "ir/arith.h"
@@ -216,4 +218,99 @@ TEST_CASE("collectVars lists vars in first-occurrence order", "[arith]") {
   CHECK(vars[0].get() == m.get());
   CHECK(vars[1].get() == n.get());
   CHECK(vars[2].get() == k.get());
+}
+
+TEST_CASE("results keep the expression's dtype", "[arith]") {
+  auto k = make<PrimVar>("k", DataType::int32());
+  auto e = simplify(binary(NodeKind::Add, binary(NodeKind::Mul, make<IntImm>(DataType::int32(), 2), k), make<IntImm>(DataType::int32(), 1)));
+  CHECK(show(e) == "k * 2 + 1");
+  CHECK(e->dtype == DataType::int32());
+  auto* sum = static_cast<const PrimBinary*>(e.get());
+  CHECK(sum->b->dtype == DataType::int32());
+  CHECK(static_cast<const PrimBinary*>(sum->a.get())->b->dtype == DataType::int32());
+}
+
+namespace {
+
+// Evaluates an integer expression with Python semantics; nullopt on division by zero.
+std::optional<int64_t> evalInt(const PrimExpr& e, const std::vector<std::pair<const Object*, int64_t>>& env) {
+  if (auto* i = asIntImm(e)) return i->value;
+  if (e->kind() == NodeKind::PrimVar) {
+    for (auto& [v, x] : env)
+      if (v == e.get()) return x;
+    return std::nullopt;
+  }
+  auto* b = static_cast<const PrimBinary*>(e.get());
+  auto x = evalInt(b->a, env), y = evalInt(b->b, env);
+  if (!x || !y) return std::nullopt;
+  switch (e->kind()) {
+    case NodeKind::Add: return *x + *y;
+    case NodeKind::Sub: return *x - *y;
+    case NodeKind::Mul: return *x * *y;
+    case NodeKind::Min: return std::min(*x, *y);
+    case NodeKind::Max: return std::max(*x, *y);
+    case NodeKind::FloorDiv:
+    case NodeKind::FloorMod: {
+      if (*y == 0) return std::nullopt;
+      int64_t q = *x / *y;
+      if (*x % *y != 0 && ((*x < 0) != (*y < 0))) --q;
+      return e->kind() == NodeKind::FloorDiv ? q : *x - q * *y;
+    }
+    default: return std::nullopt;
+  }
+}
+
+PrimExpr randomExpr(std::mt19937& rng, const std::vector<PrimExpr>& vars, int depth) {
+  int pick = int(rng() % 10);
+  if (depth == 0 || pick < 2) {
+    if (rng() % 2) return vars[rng() % vars.size()];
+    return intImm(int64_t(rng() % 9) - 3);
+  }
+  static const NodeKind ops[] = {NodeKind::Add, NodeKind::Sub, NodeKind::Mul, NodeKind::Add, NodeKind::FloorDiv, NodeKind::FloorMod, NodeKind::Min, NodeKind::Max};
+  NodeKind k = ops[rng() % 8];
+  PrimExpr a = randomExpr(rng, vars, depth - 1);
+  PrimExpr b = (k == NodeKind::FloorDiv || k == NodeKind::FloorMod) && rng() % 3 ? intImm(int64_t(rng() % 5) + 1) : randomExpr(rng, vars, depth - 1);
+  return binary(k, a, b);
+}
+
+}  // namespace
+
+TEST_CASE("randomized: simplify preserves values and is idempotent", "[arith]") {
+  std::mt19937 rng(12345);
+  std::vector<PrimExpr> vars{var("a"), var("b"), var("c")};
+  for (int iter = 0; iter < 2000; ++iter) {
+    PrimExpr e = randomExpr(rng, vars, 4);
+    PrimExpr s = simplify(e);
+    INFO("expr: " << show(e) << "  simplified: " << show(s));
+    CHECK(sameTree(simplify(s), s));
+    for (int sample = 0; sample < 6; ++sample) {
+      std::vector<std::pair<const Object*, int64_t>> env;
+      for (auto& v : vars) env.emplace_back(v.get(), int64_t(rng() % 15) - 7);
+      auto want = evalInt(e, env);
+      if (!want) continue;
+      auto got = evalInt(s, env);
+      REQUIRE(got);
+      CHECK(*got == *want);
+    }
+  }
+}
+
+TEST_CASE("randomized: proveEqual is sound and sees through simplification", "[arith]") {
+  std::mt19937 rng(777);
+  std::vector<PrimExpr> vars{var("a"), var("b")};
+  int proved = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    PrimExpr e = randomExpr(rng, vars, 3), f = randomExpr(rng, vars, 3);
+    CHECK(proveEqual(e, simplify(e)));
+    if (!proveEqual(e, f)) continue;
+    ++proved;
+    INFO("claimed equal: " << show(e) << "  vs  " << show(f));
+    for (int sample = 0; sample < 8; ++sample) {
+      std::vector<std::pair<const Object*, int64_t>> env;
+      for (auto& v : vars) env.emplace_back(v.get(), int64_t(rng() % 15) - 7);
+      auto x = evalInt(e, env), y = evalInt(f, env);
+      if (x && y) CHECK(*x == *y);
+    }
+  }
+  CHECK(proved > 0);
 }
