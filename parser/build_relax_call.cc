@@ -210,7 +210,8 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
     if (!isCall) return Error("R.Prim needs a dtype, e.g. R.Prim(\"int64\")", e->span);
     RLX_TRY(ok, checkKwargs(e, {"dtype", "value"}, 1));
     if (auto* v = argAt(e, 99, "value")) {
-      RLX_TRY(p, evalDim(v, sigMode));
+      // Prim values may be of any dtype (R.Prim(value=T.float32(0.5))); strings name signature vars.
+      RLX_TRY(p, v->kind == AK::Str ? evalDim(v, sigMode) : evalPrimValue(v));
       return StructInfo(make<PrimSInfo>(p->dtype, p));
     }
     auto* d = argAt(e, 0, "dtype");
@@ -383,7 +384,7 @@ Result<PyValue> RelaxBuilder::evalOpCall(const ast::Expr* e, const OpInfo& op) {
         pv.kind = PyValue::SInfo;
         pv.sinfo = s;
       }
-      if (a->str == "sinfo_args" && !schemaTakesSInfoArgs) {
+      if (a->str == "sinfo_args" && !schemaTakesSInfoArgs && !op.build) {
         if (pv.kind == PyValue::SInfo) sinfoArgs.push_back(pv.sinfo);
         for (auto& i : pv.items) sinfoArgs.push_back(i.sinfo);
         continue;

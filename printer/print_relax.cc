@@ -227,11 +227,10 @@ void RelaxPrinter::printBinding(const Binding& b) {
   bool annotate = true;
   if (b.isMatchCast()) {
     rhs = "R.match_cast(" + expr(value) + ", " + sinfo(b.castSInfo) + ")";
-  } else if (value->kind() == NodeKind::Tuple && !static_cast<const Tuple&>(*value).fields.empty()) {
-    // A tuple on the right of an assignment prints without its outer parentheses.
+  } else if (value->kind() == NodeKind::Tuple && static_cast<const Tuple&>(*value).fields.size() > 1) {
+    // A tuple on the right of an assignment prints without its outer parentheses (not a 1-tuple).
     auto& t = static_cast<const Tuple&>(*value);
     for (size_t i = 0; i < t.fields.size(); ++i) rhs += (i ? ", " : "") + expr(t.fields[i]);
-    if (t.fields.size() == 1) rhs += ",";
   } else {
     rhs = expr(value);
     if (auto call = value.as<Call>()) {
