@@ -1,0 +1,47 @@
+# Thin wrapper over CMake/Ninja. `make demo` and `make test` work on a fresh Debian 12 machine as root:
+# they install missing Debian packages first (apt-get), then configure, build and run.
+BUILD ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+PACKAGES := cmake ninja-build g++ pkg-config tao-pegtl-dev libfmt-dev catch2 libedit-dev
+
+.PHONY: all deps configure build demo test clean fuzz asan
+
+all: build
+
+# Installs only what is missing (no network needed when everything is there).
+deps:
+	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "run as root (or install:$$missing)"; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/tools/rlx print examples/mlp.relax
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# AddressSanitizer + UBSan build of the whole test suite.
+asan: deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRLX_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS)
+	ctest --test-dir build-asan --output-on-failure -j $(JOBS)
+
+# libFuzzer target for the parser + printer round trip (needs clang-19 and libclang-rt-19-dev).
+fuzz:
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 -DRLX_FUZZ=ON
+	cmake --build build-fuzz --target rlx_fuzz_parser -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz
