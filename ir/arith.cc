@@ -608,6 +608,10 @@ bool proveEqual(const PrimExpr& a, const PrimExpr& b) {
   if (!a || !b) return false;
   auto *ia = asIntImm(a), *ib = asIntImm(b);
   if (ia && ib) return ia->value == ib->value;
+  // Fast paths for the shape-inference common case: distinct vars/constants differ.
+  auto leaf = [](const PrimExpr& e) { return e->kind() == NodeKind::IntImm || e->kind() == NodeKind::PrimVar; };
+  if (leaf(a) && leaf(b)) return false;
+  if (sameExpr(a, b)) return true;
   if (!isIndexType(a->dtype) || !isIndexType(b->dtype)) return sameExpr(simplify(a), simplify(b));
   if (Canon(false).diff(a, b).isZero()) return true;
   return Canon(true).diff(a, b).isZero();  // distribute products: (n + 1) * m == n * m + m
