@@ -553,6 +553,10 @@ Result<Ref<Call>> buildGeneric(const OpInfo& op, std::vector<PyValue>& args, std
     if (!bc.firstTensorDType.isVoid() || !e) return;
     if (auto t = sinfoOf(e).as<TensorSInfo>()) bc.firstTensorDType = t->dtype;
   };
+  // A Python number given for a ConstArg takes the dtype of a tensor given for another ConstArg
+  // (R.where(c, 0.0, x) → float like x, not bool like c), else of the first tensor argument.
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].conv == OpParam::ConstArg && slots[i] && slots[i]->kind == PyValue::Expr) noteTensor(slots[i]->expr);
   for (size_t i = 0; i < params.size(); ++i)
     if (slots[i] && slots[i]->kind == PyValue::Expr) noteTensor(slots[i]->expr);
 
