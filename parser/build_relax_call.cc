@@ -490,7 +490,7 @@ Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
   if (callee.compare(0, 2, "R.") == 0) {
     std::string opName = "relax." + callee.substr(2);
     if (const OpInfo* op = findOp(opName)) return evalOpCall(e, *op);
-    std::string hint = suggestOp(opName);
+    std::string hint = findOp("relax.nn." + callee.substr(2)) ? "relax.nn." + callee.substr(2) : suggestOp(opName);
     if (hint.compare(0, 6, "relax.") == 0) hint = "R." + hint.substr(6);
     return Error("unknown operator '" + callee + "'", e->a->span, hint.empty() ? "" : "did you mean '" + hint + "'?");
   }

@@ -139,6 +139,7 @@ Result<PyValue> RelaxBuilder::evalValue(const ast::Expr* e) {
       return out;
     }
     case AK::Name: {
+      if (poisoned_.count(e->str)) return Error("");  // its binding already failed and was reported
       if (auto* v = lookupVar(e->str)) return PyValue::ofExpr(*v, e->span);
       if (auto* p = primScope_.lookup(e->str)) {
         out.kind = PyValue::Prim;

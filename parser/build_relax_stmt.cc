@@ -120,7 +120,7 @@ FunctionRef RelaxBuilder::buildFunction(const ast::Stmt* def, bool pure, bool is
   };
   FunctionRef result;
   auto fail = [&](Error e) {
-    diag_.error(std::move(e));
+    report(std::move(e));
     restore();
     return FunctionRef();
   };
@@ -178,6 +178,7 @@ Result<SeqExprRef> RelaxBuilder::buildBody(const std::vector<ast::Stmt*>& body, 
     }
   };
   Expr ret;
+  size_t errorsAtStart = diag_.errors().size();
   bb_.beginBlock(false);
   for (size_t i = 0; i < body.size(); ++i) {
     const ast::Stmt* s = body[i];
@@ -203,15 +204,16 @@ Result<SeqExprRef> RelaxBuilder::buildBody(const std::vector<ast::Stmt*>& body, 
     if (s->kind == SK::With) {
       append(bb_.endBlock());
       auto df = buildDataflow(s);
-      if (!df.ok()) diag_.error(std::move(df.error()));
+      if (!df.ok()) report(std::move(df.error()));
       else append(df.value());
       bb_.beginBlock(false);
       continue;
     }
     auto st = buildStmt(s, nullptr);
-    if (!st.ok()) diag_.error(std::move(st.error()));
+    if (!st.ok()) report(std::move(st.error()));
   }
   append(bb_.endBlock());
+  if (!ret && diag_.errors().size() != errorsAtStart) return Error("");  // the return was lost to an earlier error
   if (!ret) return Error("the function body must end with a return statement", span);
   auto seq = make<SeqExpr>(std::move(blocks), ret);
   seq->sinfo = sinfoOf(ret);
@@ -249,7 +251,18 @@ Status RelaxBuilder::declareSymbolicVar(const std::string& name, const ast::Expr
   return okStatus();
 }
 
+void RelaxBuilder::report(Error e) {
+  if (!e.message.empty()) diag_.error(std::move(e));
+}
+
 Status RelaxBuilder::buildAssign(const ast::Stmt* s) {
+  Status st = buildAssignImpl(s);
+  if (!st.ok() && s->target && s->target->kind == AK::Name) poisoned_.insert(s->target->str);
+  else if (s->target && s->target->kind == AK::Name) poisoned_.erase(s->target->str);
+  return st;
+}
+
+Status RelaxBuilder::buildAssignImpl(const ast::Stmt* s) {
   if (!s->value) return Error("an annotated name needs a value (`x: R.Tensor(...) = ...`)", s->span);
   if (s->target->kind == AK::Tuple) return Error("tuple unpacking is not supported in Relax; bind the tuple and index it (t[0])", s->target->span);
   if (s->target->kind != AK::Name) return Error("only a plain name can be assigned in Relax", s->target->span);
@@ -335,7 +348,7 @@ Result<BlockRef> RelaxBuilder::buildDataflow(const ast::Stmt* s) {
   for (auto* st : s->body) {
     if (st == outputStmt) break;
     auto r = buildStmt(st, nullptr);
-    if (!r.ok()) diag_.error(std::move(r.error()));
+    if (!r.ok()) report(std::move(r.error()));
   }
   BlockRef block = bb_.endBlock();
   dataflowOutputs_ = std::move(savedOutputs);
@@ -360,7 +373,7 @@ Result<Expr> RelaxBuilder::buildBranch(const std::vector<ast::Stmt*>& body, cons
   if (body.empty()) return finish(Error("empty branch", span));
   for (size_t i = 0; i + 1 < body.size(); ++i) {
     auto st = buildStmt(body[i], nullptr);
-    if (!st.ok()) diag_.error(std::move(st.error()));
+    if (!st.ok()) report(std::move(st.error()));
   }
   const ast::Stmt* last = body.back();
   if (last->kind != SK::Assign || !last->target || last->target->kind != AK::Name || last->target->str != target)

@@ -52,6 +52,9 @@ class RelaxBuilder {
   AttrsRef funcAttrs_;
   bool pure_ = true;
 
+  // Names whose binding failed: later uses are silently skipped so one mistake reports once.
+  std::unordered_set<std::string> poisoned_;
+  void report(Error e);
   const Expr* lookupVar(const std::string& name) const;
   void define(const std::string& name, Expr e) { scopes_.back().vars[name] = std::move(e); }
   std::vector<std::string> visibleNames() const;
@@ -59,6 +62,7 @@ class RelaxBuilder {
   Status buildStmts(const std::vector<ast::Stmt*>& body, Expr* returned);
   Status buildStmt(const ast::Stmt* s, Expr* returned);
   Status buildAssign(const ast::Stmt* s);
+  Status buildAssignImpl(const ast::Stmt* s);
   Status buildExprStmt(const ast::Stmt* s);
   Result<BlockRef> buildDataflow(const ast::Stmt* s);
   Status buildIf(const ast::Stmt* s);
