@@ -107,6 +107,7 @@ std::string RelaxPrinter::sinfo(const StructInfo& s) {
 
 void RelaxPrinter::printFunction(const Function& f, const std::string& name, bool topLevel, bool isPrivate) {
   ctx.usedRelax = true;
+  ctx.names.push();
   std::vector<std::string> localHoisted;
   auto* outerHoisted = hoisted;
   auto outerSigVars = sigVars;
@@ -138,7 +139,6 @@ void RelaxPrinter::printFunction(const Function& f, const std::string& name, boo
   else if (isPrivate) deco += "(private=True)";
   ctx.line(deco);
 
-  ctx.names.push();
   inSignature = topLevel;
   std::string sig = "def " + name + "(";
   for (size_t i = 0; i < f.params.size(); ++i) {
