@@ -654,7 +654,12 @@ Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offs
   } catch (const pegtl::parse_error& e) {
     auto& pos = e.positions().front();
     std::string msg(e.message());
-    return Error(msg, sources::spanAt(file, offset + uint32_t(pos.byte), 1));
+    Error err(msg, sources::spanAt(file, offset + uint32_t(pos.byte), 1));
+    // A statement spanning several lines usually means an unclosed bracket further up.
+    Span start = sources::spanAt(file, offset, 1);
+    if (err.span.line > start.line)
+      err.hint = "this statement started on line " + std::to_string(start.line) + "; is a bracket there left unclosed?";
+    return err;
   }
   return st.result;
 }
