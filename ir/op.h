@@ -31,6 +31,14 @@ struct PyValue {
   StructInfo sinfo;                                   // SInfo: R.Tensor(...), R.Object, ...
   Span span;
 
+  // Special members are out of line: the dict holds PyValues, so the type is incomplete here.
+  PyValue();
+  ~PyValue();
+  PyValue(const PyValue&);
+  PyValue(PyValue&&) noexcept;
+  PyValue& operator=(const PyValue&);
+  PyValue& operator=(PyValue&&) noexcept;
+
   static PyValue none(Span s = {}) { PyValue v; v.span = s; return v; }
   static PyValue ofExpr(rlx::Expr e, Span s = {}) { PyValue v; v.kind = Expr; v.expr = std::move(e); v.span = s; return v; }
   static PyValue ofInt(int64_t x, Span s = {}) { PyValue v; v.kind = Int; v.i = x; v.span = s; return v; }

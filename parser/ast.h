@@ -2,6 +2,7 @@
 // of Relax or TIR; parser/build_*.cc give it meaning, as TVM's parser does with Python's ast.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,23 +60,22 @@ struct Stmt {
 class Arena {
  public:
   Expr* expr(Expr::Kind k, Span s) {
-    exprs_.push_back(std::make_unique<Expr>());
-    auto* e = exprs_.back().get();
+    auto* e = &exprs_.emplace_back();
     e->kind = k;
     e->span = s;
     return e;
   }
   Stmt* stmt(Stmt::Kind k, Span s) {
-    stmts_.push_back(std::make_unique<Stmt>());
-    auto* st = stmts_.back().get();
+    auto* st = &stmts_.emplace_back();
     st->kind = k;
     st->span = s;
     return st;
   }
 
  private:
-  std::vector<std::unique_ptr<Expr>> exprs_;
-  std::vector<std::unique_ptr<Stmt>> stmts_;
+  // Deques allocate in chunks and never move their elements: cheap, stable node addresses.
+  std::deque<Expr> exprs_;
+  std::deque<Stmt> stmts_;
 };
 
 }  // namespace rlx::ast
