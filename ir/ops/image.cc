@@ -111,11 +111,18 @@ void registerImageOps() {
                attr("rounding_method", OpParam::StrAttr, aStr("round")), attr("cubic_alpha", OpParam::DoubleAttr, aReal(-0.75)), attr("cubic_exclude", OpParam::IntAttr, aInt(0)),
                attr("extrapolation_value", OpParam::DoubleAttr, aReal(0.0)), attr("out_dtype", OpParam::DTypeAttr, aDType("void"))})
       .build([](const OpInfo& op, std::vector<PyValue>& args, std::vector<std::pair<std::string, PyValue>>& kwargs) -> Result<Expr> {
+        auto pairOf = [](const PyValue& x) {
+          PyValue t;
+          t.kind = PyValue::Tuple;
+          t.items = {x, x};
+          t.span = x.span;
+          return t;
+        };
         // size may be an int (square) or a pair; roi may be one float or four, None = zeros.
         for (size_t i = 0; i < args.size(); ++i)
-          if (i == 1 && args[i].kind == PyValue::Int) args[i] = PyValue{PyValue::Tuple, false, 0, 0, {}, {args[i], args[i]}};
+          if (i == 1 && args[i].kind == PyValue::Int) args[i] = pairOf(args[i]);
         for (auto& [k, v] : kwargs)
-          if (k == "size" && v.kind == PyValue::Int) v = PyValue{PyValue::Tuple, false, 0, 0, {}, {v, v}};
+          if (k == "size" && v.kind == PyValue::Int) v = pairOf(v);
         RLX_TRY(call, buildGeneric(op, args, kwargs));
         auto* roi = findAttr(*call, "roi");
         std::vector<Attr> items;
