@@ -258,7 +258,65 @@ PrimExpr castTo(DataType t, const PrimExpr& v) {
   return make<Cast>(t, v);
 }
 
+namespace {
+
+// Whether a statement stores into one of `params` or calls out (TVM's IsPureFunction in spirit:
+// a kernel that writes its output buffers has side effects).
+bool hasSideEffect(const Stmt& s, const std::vector<const Buffer*>& params) {
+  if (!s) return false;
+  switch (s->kind()) {
+    case NodeKind::BufferStore: {
+      auto* b = static_cast<const BufferStore&>(*s).buffer.get();
+      return std::find(params.begin(), params.end(), b) != params.end();
+    }
+    case NodeKind::SeqStmt:
+      for (auto& x : static_cast<const SeqStmt&>(*s).seq)
+        if (hasSideEffect(x, params)) return true;
+      return false;
+    case NodeKind::For: return hasSideEffect(static_cast<const For&>(*s).body, params);
+    case NodeKind::IfThenElse: {
+      auto& i = static_cast<const IfThenElse&>(*s);
+      return hasSideEffect(i.thenCase, params) || hasSideEffect(i.elseCase, params);
+    }
+    case NodeKind::LetStmt: return hasSideEffect(static_cast<const LetStmt&>(*s).body, params);
+    case NodeKind::AssertStmt: return true;
+    case NodeKind::Evaluate: {
+      auto& v = static_cast<const Evaluate&>(*s).value;
+      return v->kind() == NodeKind::PrimCall && static_cast<const PrimCall&>(*v).op.find("call_") != std::string::npos;
+    }
+    case NodeKind::BlockRealize: return hasSideEffect(static_cast<const BlockRealize&>(*s).block, params);
+    case NodeKind::TirBlock: {
+      auto& b = static_cast<const TirBlock&>(*s);
+      return hasSideEffect(b.init, params) || hasSideEffect(b.body, params);
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// The Relax view of a PrimFunc, as TVM's PrimFunc constructor sets it: buffer params are tensors
+// of their (int64) shape, handles objects, scalars prims; the result is void (R.Tuple()).
 }  // namespace tirbuild
+
+StructInfo primFuncSInfo(const PrimFunc& f) {
+  using namespace tirbuild;
+  std::vector<StructInfo> params;
+  std::vector<const Buffer*> bufs;
+  for (auto& p : f.params) {
+    if (auto* b = f.bufferOf(p)) {
+      std::vector<PrimExpr> dims;
+      for (auto& d : (*b)->shape) dims.push_back(castTo(DataType::int64(), d));
+      params.push_back(tensorSInfo(std::move(dims), (*b)->dtype));
+      bufs.push_back(b->get());
+    } else if (p->dtype.isHandle()) {
+      params.push_back(objectSInfo());
+    } else {
+      params.push_back(make<PrimSInfo>(p->dtype));
+    }
+  }
+  return make<FuncSInfo>(std::move(params), voidSInfo(), !hasSideEffect(f.body, bufs));
+}
 
 using tirbuild::Place;
 using tirbuild::TirBuilder;
@@ -339,6 +397,8 @@ PrimFuncRef buildPrimFunc(const TirBuildInput& in, DiagnosticEngine& diag) {
     auto iy = std::find(func->params.begin(), func->params.end(), y.first) - func->params.begin();
     return ix < iy;
   });
+
+  func->sinfo = primFuncSInfo(*func);
 
   AttrsRef attrs = b.funcAttrs;
   if (!in.isPrivate && !attrStr(attrs, "global_symbol")) attrs = withDictAttr(attrs, "global_symbol", AttrValue::str(in.name));

@@ -16,4 +16,8 @@ struct TirBuildInput {
 // Errors go to `diag` (all independent ones); returns null when there were errors.
 PrimFuncRef buildPrimFunc(const TirBuildInput& in, DiagnosticEngine& diag);
 
+// The Relax struct info of a PrimFunc as TVM derives it: R.Callable((tensor/object/prim params),
+// R.Tuple(), purity) — calls to it are void. buildPrimFunc also stores it in func->sinfo.
+StructInfo primFuncSInfo(const PrimFunc& f);
+
 }  // namespace rlx

@@ -130,10 +130,15 @@ struct PrimPrinter {
         if (l.indices.empty()) s += "()";
         for (size_t i = 0; i < l.indices.size(); ++i) {
           if (i) s += ", ";
-          if (l.indices[i]->kind() == NodeKind::Ramp) {
+          auto* st = l.indices[i]->kind() == NodeKind::Ramp ? asIntImm(static_cast<const Ramp&>(*l.indices[i]).stride) : nullptr;
+          if (st) {
+            // A constant-stride vector index prints as base:stop(:stride), stop = base + lanes * stride
+            // with constants folded as TVM's operator+ does (A[8:16], A[v:v + 8]).
             auto& r = static_cast<const Ramp&>(*l.indices[i]);
-            auto* st = asIntImm(r.stride);
-            s += print(r.base) + ":" + print(r.base) + " + " + std::to_string(r.lanes) + (st && st->value == 1 ? "" : ":" + print(r.stride));
+            PrimExpr span = intImm(int64_t(r.lanes) * st->value, r.stride->dtype);
+            auto* b = asIntImm(r.base);
+            PrimExpr stop = b ? intImm(b->value + st->value * r.lanes, r.base->dtype) : binary(NodeKind::Add, r.base, span);
+            s += print(r.base) + ":" + print(stop) + (st->value == 1 ? "" : ":" + print(r.stride));
           } else {
             s += print(l.indices[i]);
           }

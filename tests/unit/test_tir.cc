@@ -165,8 +165,8 @@ def f(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "int64")):
         for j in T.parallel(4):
             with T.block("b"):
                 vi = T.axis.spatial(8, i - 2)
-                vj = T.axis.reduce(4, j)
-                vk = T.axis.spatial((2, 10), i)
+                vj, vk = T.axis.remap("RS", [j, i])
+                vl = T.axis.spatial((2, 10), i + 0)
                 T.where(i + j < 12)
                 T.reads(A[vi:vi + 4])
                 T.writes(C[vi])
