@@ -4,11 +4,21 @@
 
 #include "ir/file_util.h"
 #include "ir/safetensors.h"
+#include "ir/verifier.h"
 #include "parser/parser.h"
 #include "printer/printer.h"
 #include "tools/commands.h"
 
 namespace rlx::tools {
+
+// Runs the verifier; prints its errors and returns false when the module is not well formed.
+static bool verifyOrReport(const IRModuleRef& mod, bool color) {
+  DiagnosticEngine diag;
+  for (auto& e : verifyModule(mod)) diag.error(e);
+  if (!diag.hasErrors()) return true;
+  std::fputs(diag.render(color).c_str(), stderr);
+  return false;
+}
 
 static int usageError(const char* cmd, const std::string& msg) {
   std::fprintf(stderr, "rlx %s: %s (see `rlx %s --help`)\n", cmd, msg.c_str(), cmd);
@@ -42,6 +52,7 @@ int runPrint(const std::vector<std::string>& args, bool color) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;
   }
+  if (!verifyOrReport(mod, color)) return 1;
   if (output.empty()) {
     std::fputs(printModule(mod).c_str(), stdout);
     return 0;
@@ -79,6 +90,7 @@ int runCheck(const std::vector<std::string>& args, bool color) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;
   }
+  if (!verifyOrReport(mod, color)) return 1;
   return 0;
 }
 
