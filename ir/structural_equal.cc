@@ -120,17 +120,16 @@ class Equal {
     return true;
   }
   // A scalar field (dtype, index, flag) that must match; reported as the field's own values.
-  template <typename T>
-  bool scalar(const char* field, const T& a, const T& b, std::string as, std::string bs) {
-    if (a == b) return true;
+  // The texts are built only on a mismatch: this runs for every node of a large module.
+  bool scalarFail(const char* field, std::string as, std::string bs) {
     failText(std::move(as), std::move(bs));
     trail_.push_back(std::string(".") + field);
     return false;
   }
-  bool dtype(const char* field, DataType a, DataType b) { return scalar(field, a, b, a.str(), b.str()); }
-  bool flag(const char* field, bool a, bool b) { return scalar(field, a, b, a ? "True" : "False", b ? "True" : "False"); }
-  bool number(const char* field, int64_t a, int64_t b) { return scalar(field, a, b, std::to_string(a), std::to_string(b)); }
-  bool text(const char* field, const std::string& a, const std::string& b) { return scalar(field, a, b, "\"" + a + "\"", "\"" + b + "\""); }
+  bool dtype(const char* field, DataType a, DataType b) { return a == b || scalarFail(field, a.str(), b.str()); }
+  bool flag(const char* field, bool a, bool b) { return a == b || scalarFail(field, a ? "True" : "False", b ? "True" : "False"); }
+  bool number(const char* field, int64_t a, int64_t b) { return a == b || scalarFail(field, std::to_string(a), std::to_string(b)); }
+  bool text(const char* field, const std::string& a, const std::string& b) { return a == b || scalarFail(field, "\"" + a + "\"", "\"" + b + "\""); }
 
   // ---- variable maps
   // Maps a to b (both unseen), or checks an existing mapping. Identical free vars always match.
@@ -426,13 +425,12 @@ class Equal {
   bool attr(const AttrValue* a, const AttrValue* b) {
     if (!a || !b) return a == b || fail(a, b);
     if (a->kind != b->kind) return fail(a, b);
-    auto val = [&](bool ok, std::string x, std::string y) { return ok || failText(std::move(x), std::move(y)); };
     switch (a->kind) {
-      case AttrValue::Bool: return val(a->b == b->b, a->b ? "True" : "False", b->b ? "True" : "False");
-      case AttrValue::Int: return val(a->i == b->i, std::to_string(a->i), std::to_string(b->i));
-      case AttrValue::Double: return val(sameDouble(a->d, b->d), fmt::format("{}", a->d), fmt::format("{}", b->d));
-      case AttrValue::Str: return val(a->s == b->s, "\"" + a->s + "\"", "\"" + b->s + "\"");
-      case AttrValue::DType: return val(a->dtype == b->dtype, a->dtype.str(), b->dtype.str());
+      case AttrValue::Bool: return a->b == b->b || failText(a->b ? "True" : "False", b->b ? "True" : "False");
+      case AttrValue::Int: return a->i == b->i || failText(std::to_string(a->i), std::to_string(b->i));
+      case AttrValue::Double: return sameDouble(a->d, b->d) || failText(fmt::format("{}", a->d), fmt::format("{}", b->d));
+      case AttrValue::Str: return a->s == b->s || failText("\"" + a->s + "\"", "\"" + b->s + "\"");
+      case AttrValue::DType: return a->dtype == b->dtype || failText(a->dtype.str(), b->dtype.str());
       case AttrValue::Array: {
         if (a->array.size() != b->array.size()) return failText(fmt::format("length {}", a->array.size()), fmt::format("length {}", b->array.size()));
         for (size_t i = 0; i < a->array.size(); ++i)
@@ -470,7 +468,7 @@ class Equal {
     size_t w = std::max(a->dtype.bytes(), 1);
     int64_t i = 0;
     while (i < a->numel() && std::memcmp(static_cast<const char*>(a->data()) + i * w, static_cast<const char*>(b->data()) + i * w, w) == 0) ++i;
-    if (i < a->numel()) return failText(fmt::format("{}[{}] = {}", describe(a), i, a->getDouble(i)), fmt::format("{}[{}] = {}", describe(b), i, b->getDouble(i)));
+    if (i < a->numel()) return failText(fmt::format("{}: data[{}] = {}", describe(a), i, a->getDouble(i)), fmt::format("{}: data[{}] = {}", describe(b), i, b->getDouble(i)));
     return fail(a, b);
   }
 
