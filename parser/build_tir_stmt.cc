@@ -188,6 +188,8 @@ bool TirBuilder::buildAssign(const ast::Stmt* s, Place place, std::vector<Stmt>&
   auto value = evalExpr(v);
   if (!value.ok()) {
     report(std::move(value.error()), v->span);
+    // Keep the name defined so later uses do not repeat the error.
+    scope.define(t->str, make<PrimVar>(t->str, DataType::int32()));
     return false;
   }
   // `v: T.int32 = e` and `v = e` both bind a LetStmt over the rest of the body.

@@ -34,6 +34,15 @@ bool deepEqual(const PrimExpr& a, const PrimExpr& b) {
   }
 }
 
+// a + b with constants folded, as TVM's operator+ (x + 0 is x).
+PrimExpr foldAdd(const PrimExpr& a, const PrimExpr& b) {
+  auto *x = asIntImm(a), *y = asIntImm(b);
+  if (x && y) return intImm(x->value + y->value, a->dtype.bits >= b->dtype.bits ? a->dtype : b->dtype);
+  if (y && y->value == 0) return a;
+  if (x && x->value == 0) return b;
+  return binary(NodeKind::Add, a, y ? intImm(y->value, a->dtype) : b);
+}
+
 // An interval [lo, hi] of index values, or everything (unknown bounds).
 struct IntSet {
   PrimExpr lo, hi;
@@ -243,14 +252,22 @@ class Detector {
   void update(std::vector<Access>& list, BufferRef buffer, std::vector<IntSet> region) {
     auto m = matched.find(buffer.get());
     if (m != matched.end()) {
-      // An access through a matched buffer touches the matched source region.
-      buffer = m->second->source.buffer;
-      region.clear();
-      for (auto& r : m->second->source.region) {
-        IntSet lo = evalSet(r.min);
-        IntSet hi = evalSet(add(r.min, sub(r.extent, intImm(1, r.extent->dtype))));
-        region.push_back(lo.everything || hi.everything ? IntSet::all() : (deepEqual(r.extent, intImm(1, r.extent->dtype)) ? lo : IntSet{lo.lo, hi.hi, false}));
+      // An access through a matched buffer is an access of its source, shifted by the source
+      // region's start (TVM's ConvertRegion; leading source dims beyond the target's are points).
+      const MatchBufferRegion& mb = *m->second;
+      const auto& src = mb.source.region;
+      if (region.size() > src.size()) return;
+      size_t offset = src.size() - region.size();
+      std::vector<IntSet> converted;
+      for (size_t j = 0; j < offset; ++j) converted.push_back(IntSet::point(src[j].min));
+      for (size_t j = 0; j < region.size(); ++j) {
+        Range t = cover(region[j], mb.buffer->shape[j]);
+        PrimExpr lo = foldAdd(src[j + offset].min, t.min);
+        auto one = asIntImm(t.extent);
+        converted.push_back(one && one->value == 1 ? IntSet::point(lo) : IntSet{lo, add(lo, sub(t.extent, intImm(1, t.extent->dtype))), false});
       }
+      buffer = mb.source.buffer;
+      region = std::move(converted);
     }
     if (excluded.count(buffer.get())) return;
     for (auto& a : list) {

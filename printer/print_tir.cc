@@ -176,25 +176,24 @@ bool TirPrinter::isSimpleBuffer(const Buffer& b) const {
 }
 
 std::string TirPrinter::bufferDecl(const Buffer& b, const std::string& method, const std::vector<std::string>& leadArgs) {
-  // Shape dimensions that are new variables get declared on their own line first.
-  std::vector<const PrimVar*> fresh;
-  auto collectFresh = [&](const PrimExpr& e) {
-    if (!e || e->kind() != NodeKind::PrimVar) return;
-    auto* v = static_cast<const PrimVar*>(e.get());
-    if (ctx.names.find(v) || std::find(fresh.begin(), fresh.end(), v) != fresh.end()) return;
-    fresh.push_back(v);
-  };
-  for (auto& d : b.shape) collectFresh(d);
-  for (auto& d : b.strides) collectFresh(d);
-  collectFresh(b.elemOffset);
-  if (!fresh.empty()) {
-    std::vector<std::string> lhs, rhs;
-    for (auto* v : fresh) {
-      lhs.push_back(defineVar(*v));
-      rhs.push_back(varCreation(*v));
+  // Dimensions that are new variables are defined at once and declared together on one line
+  // after the buffer's other lazy declarations (`n, m = T.int64(), T.int64()`); a new variable
+  // inside a compound dimension gets its own line as soon as it is met, as in TVM's BufferAttrs.
+  std::vector<std::string> lhs, rhs;
+  auto visit = [&](const PrimExpr& e) {
+    if (!e) return;
+    if (e->kind() == NodeKind::PrimVar && !ctx.names.find(e.get())) {
+      auto& v = static_cast<const PrimVar&>(*e);
+      lhs.push_back(defineVar(v));
+      rhs.push_back(varCreation(v));
+      return;
     }
-    ctx.line(lhs.size() == 1 ? lhs[0] + " = " + rhs[0] : join(lhs) + " = " + join(rhs));
-  }
+    declareFree({e});
+  };
+  for (auto& d : b.shape) visit(d);
+  for (auto& d : b.strides) visit(d);
+  visit(b.elemOffset);
+  if (!lhs.empty()) ctx.line(lhs.size() == 1 ? lhs[0] + " = " + rhs[0] : join(lhs) + " = " + join(rhs));
   std::vector<std::string> args = leadArgs, shape;
   for (auto& d : b.shape) shape.push_back(expr(d));
   args.push_back(tupleText(shape));
