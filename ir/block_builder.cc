@@ -176,7 +176,7 @@ Result<Expr> BlockBuilder::normalize(const Expr& e) {
       return e;
     }
     case NodeKind::PrimFunc:
-      if (!e->sinfo) e->sinfo = make<FuncSInfo>(std::nullopt, objectSInfo(), true);
+      if (!e->sinfo) e->sinfo = primFuncSInfo();
       return e;
     default:
       return Error(std::string("cannot normalize a ") + nodeKindName(e->kind()), e->span);

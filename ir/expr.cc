@@ -27,6 +27,11 @@ StructInfo voidSInfo() {
   return s;
 }
 
+StructInfo primFuncSInfo() {
+  static StructInfo s = make<FuncSInfo>(std::nullopt, voidSInfo(), false);
+  return s;
+}
+
 bool isVoidSInfo(const StructInfo& s) {
   auto t = s.as<TupleSInfo>();
   return t && t->fields.empty();

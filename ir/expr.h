@@ -81,6 +81,8 @@ StructInfo objectSInfo();  // shared R.Object
 StructInfo voidSInfo();    // shared empty R.Tuple
 StructInfo tensorSInfo(std::vector<PrimExpr> dims, DataType t, std::string vdev = {});
 bool isVoidSInfo(const StructInfo& s);
+// A PrimFunc called directly (destination passing) returns nothing and may write its arguments.
+StructInfo primFuncSInfo();
 
 // ---------------------------------------------------------------- Expressions
 class ExprNode : public Object {

@@ -141,7 +141,7 @@ class ModuleParser {
         }
         gv->sinfo = s.value();
       } else {
-        gv->sinfo = make<FuncSInfo>(std::nullopt, objectSInfo(), true);
+        gv->sinfo = primFuncSInfo();
       }
       rb.globals[d.def->name] = gv;
     }

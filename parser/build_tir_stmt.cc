@@ -520,6 +520,11 @@ Stmt TirBuilder::buildStore(const ast::Stmt* s) {
         continue;
       }
       step = promoteImm(*st, (*lo)->dtype);
+      if (auto c = constInt(step); !c || *c <= 0) {
+        error("a sliced store needs a constant positive step", x->c->span);
+        ok = false;
+        continue;
+      }
     }
     auto n = constInt(floordiv(add(sub(*hi, *lo), sub(step, intImm(1, step->dtype))), step));
     if (!n || *n <= 0) {

@@ -50,21 +50,23 @@ struct DepthError {};
 
 template <typename Rule>
 struct Control : pegtl::normal<Rule> {
+  // Rules that can recurse without a bracket (unary minus, `not`) count towards the depth limit too.
+  static constexpr bool kDepthRule = std::is_same_v<Rule, g::test> || std::is_same_v<Rule, g::factor> || std::is_same_v<Rule, g::not_test>;
   template <typename Input>
   static void start(const Input& in, State& st) {
-    if constexpr (std::is_same_v<Rule, g::test>) {
+    if constexpr (kDepthRule) {
       if (++st.depth > st.maxDepth) throw pegtl::parse_error("expression nested too deeply", in);
     }
     if constexpr (Framed<Rule>::value) st.frames.push_back(st.stack.size());
   }
   template <typename Input>
   static void success(const Input& in, State& st) {
-    if constexpr (std::is_same_v<Rule, g::test>) --st.depth;
+    if constexpr (kDepthRule) --st.depth;
     if constexpr (Framed<Rule>::value) st.frames.pop_back();
   }
   template <typename Input>
   static void failure(const Input&, State& st) {
-    if constexpr (std::is_same_v<Rule, g::test>) --st.depth;
+    if constexpr (kDepthRule) --st.depth;
     if constexpr (Framed<Rule>::value) {
       st.stack.resize(st.frames.back());
       st.frames.pop_back();
@@ -645,7 +647,8 @@ template <> struct Action<g::simple_stmt> : StmtLine<LineResult::Simple, ast::St
 }  // namespace
 
 Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offset, ast::Arena& arena, int maxDepth) {
-  State st{arena, file, offset, text.data(), maxDepth, {}, {}, 0, {}};
+  // Each bracket level costs three depth-counted rules (test, not_test, factor).
+  State st{arena, file, offset, text.data(), 3 * maxDepth + 16, {}, {}, 0, {}};
   pegtl::memory_input<> in(text.data(), text.size(), "");
   try {
     if (!pegtl::parse<g::line, Action, Control>(in, st)) {

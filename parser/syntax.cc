@@ -67,7 +67,7 @@ std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, Diag
       }
       if (c == '(' || c == '[' || c == '{') {
         brackets.push_back({c, i});
-        if (int(brackets.size()) > maxDepth) {
+        if (int(brackets.size()) > maxDepth && !bad) {
           diag.error(Error("brackets nested too deeply (limit " + std::to_string(maxDepth) + ")", sources::spanAt(file, uint32_t(i), 1)));
           bad = true;
         }
