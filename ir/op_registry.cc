@@ -551,7 +551,7 @@ Result<Ref<Call>> buildGeneric(const OpInfo& op, std::vector<PyValue>& args, std
   }
   auto noteTensor = [&](const Expr& e) {
     if (!bc.firstTensorDType.isVoid() || !e) return;
-    if (auto t = sinfoOf(e).as<TensorSInfo>()) bc.firstTensorDType = t->dtype;
+    if (auto t = probeSInfo(e).as<TensorSInfo>()) bc.firstTensorDType = t->dtype;
   };
   // A Python number given for a ConstArg takes the dtype of a tensor given for another ConstArg
   // (R.where(c, 0.0, x) → float like x, not bool like c), else of the first tensor argument.

@@ -440,6 +440,41 @@ DataType dtypeOfSInfo(const StructInfo& s) {
   return DataType::void_();
 }
 
+StructInfo probeSInfo(const Expr& e, int depth) {
+  if (!e) return objectSInfo();
+  if (e->sinfo) return e->sinfo;
+  if (depth <= 0) return objectSInfo();
+  // Non-leaf args are replaced by placeholder vars carrying their probed struct info.
+  auto placeholder = [&](const Expr& a) -> Expr {
+    if (a->sinfo || isLeafExpr(a)) return a;
+    return make<Var>("_", probeSInfo(a, depth - 1));
+  };
+  if (auto t = e.as<Tuple>()) {
+    std::vector<StructInfo> fs;
+    for (auto& f : t->fields) fs.push_back(probeSInfo(f, depth - 1));
+    return make<TupleSInfo>(std::move(fs));
+  }
+  auto c = e.as<Call>();
+  if (!c) return objectSInfo();
+  auto op = c->op.as<Op>();
+  if (!op || !op->info->infer) return objectSInfo();
+  std::vector<Expr> args;
+  for (auto& a : c->args) {
+    if (auto t = a.as<Tuple>(); t && !a->sinfo) {
+      std::vector<Expr> fields;
+      for (auto& f : t->fields) fields.push_back(placeholder(f));
+      auto nt = make<Tuple>(std::move(fields));
+      nt->sinfo = probeSInfo(a, depth - 1);
+      args.push_back(nt);
+    } else {
+      args.push_back(placeholder(a));
+    }
+  }
+  auto tmp = make<Call>(c->op, std::move(args), c->attrs, c->sinfoArgs);
+  auto r = op->info->infer(*tmp);
+  return r.ok() ? r.value() : objectSInfo();
+}
+
 Result<StructInfo> inferUnaryArith(const Call& call, bool requireFloat) {
   RLX_TRY_OK(checkArgCount(call, 1, 1));
   RLX_TRY(x, tensorArg(call, 0, "x"));

@@ -136,6 +136,9 @@ Result<DataType> binaryDType(const Call& call, DataType a, DataType b, const cha
 Result<std::string> unifyVDevice(const Call& call, const std::string& a, const std::string& b);
 // The dtype of a Tensor or Prim struct info (void otherwise).
 DataType dtypeOfSInfo(const StructInfo& s);
+// Struct info of an expression that may not be normalized yet (a nested call built by the parser):
+// its own sinfo, else the op's inference on (recursively probed) args; R.Object when unknown.
+StructInfo probeSInfo(const Expr& e, int depth = 8);
 
 // Common inference rules.
 Result<StructInfo> inferUnaryArith(const Call& call, bool requireFloat);

@@ -42,7 +42,7 @@ Status resolveReshape(Call& c) {
     }
   }
   if (infer < 0) return okStatus();
-  auto x = sinfoOf(c.args[0]).as<TensorSInfo>();
+  auto x = probeSInfo(c.args[0]).as<TensorSInfo>();
   std::optional<std::vector<PrimExpr>> old = x ? knownDims(x) : std::nullopt;
   if (!old) return opError(c, "a -1 in the new shape needs the input's shape to be known");
   std::vector<PrimExpr> dims = se->values;

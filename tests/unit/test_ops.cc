@@ -249,3 +249,14 @@ TEST_CASE("reductions and scans", "[ops][statistical]") {
   CHECK(infer("relax.argmax", {E(x)}) == T("()", "int64"));
   CHECK(infer("relax.median", {E(x)}, {{"axis", I(1)}}) == "R.Tuple(R.Tensor((2, 4), dtype=\"float32\"), R.Tensor((2, 4), dtype=\"int64\"))");
 }
+
+TEST_CASE("builder sees through nested un-normalized calls", "[ops][build]") {
+  auto x = tvar("x", {c64(2), c64(3)}, "float16");
+  auto inner = build("relax.multiply", {E(x), E(x)});
+  REQUIRE(inner.ok());
+  CHECK(built("relax.add", {E(inner.value()), F(1.0)}) == "R.add(R.multiply(x, x), R.const(1.0, \"float16\"))");
+  CHECK(built("relax.reshape", {E(inner.value()), Ints({-1})}) == "R.reshape(R.multiply(x, x), R.shape([6]))");
+  auto cat = build("relax.concat", {Tup({E(x), E(inner.value())})}, {{"axis", I(1)}});
+  REQUIRE(cat.ok());
+  CHECK(built("relax.reshape", {E(cat.value()), Ints({3, -1})}) == "R.reshape(R.concat((x, R.multiply(x, x)), axis=1), R.shape([3, 4]))");
+}
