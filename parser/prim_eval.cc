@@ -175,6 +175,7 @@ struct Evaluator {
       case K::Bool: return boolImm(e->b);
       case K::Name: {
         if (auto* v = scope.lookup(e->str)) return *v;
+        if (scope.lookupBuffer(e->str)) return Error("'" + e->str + "' is a buffer, not a scalar; index it (" + e->str + "[i]) to load a value", e->span);
         return Error("name '" + e->str + "' is not defined", e->span);
       }
       case K::BinOp: {

@@ -208,6 +208,56 @@ def empty():
 )");
 }
 
+TEST_CASE("tir: inferred regions relax inner loops and map matched buffers to their source", "[tir]") {
+  std::string in = R"(@T.prim_func(private=True)
+def h(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("outer"):
+            vi = T.axis.spatial(16, i)
+            for k in range(4):
+                B[vi] = B[vi] + A[vi, k * 4] + A[vi, k * 4 + 1]
+    for i in range(4):
+        with T.block("m"):
+            vi = T.axis.spatial(4, i)
+            sub = T.match_buffer(A[vi * 4:vi * 4 + 4, 0:16], (4, 16))
+            sub[0, 0] = T.float32(1.0)
+)";
+  CHECK(roundTripOne(in) == R"(@T.prim_func(private=True)
+def h(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
+    # with T.block("root"):
+    for i in range(16):
+        with T.block("outer"):
+            vi = T.axis.spatial(16, i)
+            T.reads(B[vi], A[vi, 0:14])
+            T.writes(B[vi])
+            for k in range(4):
+                B[vi] = B[vi] + A[vi, k * 4] + A[vi, k * 4 + 1]
+    for i in range(4):
+        with T.block("m"):
+            vi = T.axis.spatial(4, i)
+            T.reads()
+            T.writes(A[vi * 4, 0])
+            sub = T.match_buffer(A[vi * 4:vi * 4 + 4, 0:16], (4, 16))
+            sub[0, 0] = T.float32(1.0)
+)");
+}
+
+TEST_CASE("tir: loop kinds, scoped lets, buffer kwargs", "[tir]") {
+  checkSame(R"(@T.prim_func(private=True)
+def g(var_A: T.handle, n: T.int32):
+    m = T.int32()
+    A = T.match_buffer(var_A, (m, m * 2), align=32)
+    for i in T.unroll(n):
+        with T.LetStmt(i + 1) as v:
+            A[v, 0] = T.float32(1.0)
+        if i < 3:
+            A[i, 0] = T.if_then_else(i == 0, T.float32(2.0), A[i, 0])
+        A[i, 0] = T.float32(0.0)
+    for j in T.thread_binding(4, thread="threadIdx.x"):
+        A[0, j] = T.float32(3.0)
+)");
+}
+
 TEST_CASE("tir: T.Let declares its variable before the statement", "[tir]") {
   checkSame(R"(@T.prim_func(private=True)
 def h(A: T.Buffer((4,), "int32")):
@@ -248,6 +298,22 @@ def bad(A: T.Buffer((4,), "float32")):
   CHECK(e.find("has 1 dimension(s) but is indexed with 2") != std::string::npos);
   CHECK(e.find("T.where takes loop variables") != std::string::npos);
   CHECK(e.find("test.py:3:") != std::string::npos);
+  auto e2 = errorsOf(R"(@T.prim_func(private=True)
+def bad2(A: T.Buffer((4,), "float32"), x):
+    T.reads(A[0])
+    y = T.alloc_buffer((4,))
+    A[0:4:0] = A[0:4]
+    for i in range(4):
+        vi = T.axis.spatial(4, i)
+        j = T.axis.remap("S", [i + 1])
+    A[1] = undefined_name + 1
+    A[2] = y
+)");
+  CHECK(e2.find("parameter 'x' needs a type annotation") != std::string::npos);
+  CHECK(e2.find("T.reads(...) is only allowed directly inside a T.block") != std::string::npos);
+  CHECK(e2.find("constant positive step") != std::string::npos);
+  CHECK(e2.find("T.axis.spatial(...) is only allowed directly inside a T.block") != std::string::npos);
+  CHECK(e2.find("name 'undefined_name' is not defined") != std::string::npos);
 }
 
 // Every PrimFunc TVM printed in the corpus and the lowering reference must print back unchanged.
