@@ -12,10 +12,7 @@ constexpr const char* errorMessage() {
   else if constexpr (std::is_same_v<Rule, close_brace>) return "expected '}'";
   else if constexpr (std::is_same_v<Rule, dict_colon>) return "expected ':' between a dict key and its value";
   else if constexpr (std::is_same_v<Rule, attr_name>) return "expected a name after '.'";
-  else if constexpr (std::is_same_v<Rule, factor> || std::is_same_v<Rule, term> || std::is_same_v<Rule, arith> ||
-                     std::is_same_v<Rule, shift_expr> || std::is_same_v<Rule, band_expr> || std::is_same_v<Rule, bxor_expr> ||
-                     std::is_same_v<Rule, bor_expr> || std::is_same_v<Rule, not_test> || std::is_same_v<Rule, and_test> ||
-                     std::is_same_v<Rule, or_test> || std::is_same_v<Rule, test> || std::is_same_v<Rule, testlist>)
+  else if constexpr (std::is_same_v<Rule, operand> || std::is_same_v<Rule, binary_expr> || std::is_same_v<Rule, test> || std::is_same_v<Rule, testlist>)
     return "expected an expression";
   else if constexpr (std::is_same_v<Rule, lambda_colon>) return "expected ':' after the lambda parameters";
   else if constexpr (std::is_same_v<Rule, ifexp_else>) return "expected 'else' in the conditional expression";

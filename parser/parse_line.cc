@@ -50,8 +50,8 @@ struct DepthError {};
 
 template <typename Rule>
 struct Control : pegtl::normal<Rule> {
-  // Rules that can recurse without a bracket (unary minus, `not`) count towards the depth limit too.
-  static constexpr bool kDepthRule = std::is_same_v<Rule, g::test> || std::is_same_v<Rule, g::factor> || std::is_same_v<Rule, g::not_test>;
+  // Nesting comes through brackets (test) and operands; prefix chains are bounded in the action.
+  static constexpr bool kDepthRule = std::is_same_v<Rule, g::test> || std::is_same_v<Rule, g::operand>;
   template <typename Input>
   static void start(const Input& in, State& st) {
     if constexpr (kDepthRule) {
@@ -120,15 +120,18 @@ struct PushMarker {
   }
 };
 template <> struct Action<g::trailing_comma> : PushMarker<void> {};
-template <> struct Action<g::op_pow> : PushMarker<void> {};
-template <> struct Action<g::op_unary> : PushMarker<void> {};
-template <> struct Action<g::op_term> : PushMarker<void> {};
-template <> struct Action<g::op_arith> : PushMarker<void> {};
-template <> struct Action<g::op_shift> : PushMarker<void> {};
-template <> struct Action<g::op_band> : PushMarker<void> {};
-template <> struct Action<g::op_bxor> : PushMarker<void> {};
-template <> struct Action<g::op_bor> : PushMarker<void> {};
-template <> struct Action<g::op_compare> : PushMarker<void> {};
+template <> struct Action<g::op_binary> : PushMarker<void> {};
+
+// Prefix operators are markers tagged "u-", "u+", "u~", "unot" so the climber can tell them apart.
+template <>
+struct Action<g::op_prefix> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto* e = st.node(Expr::Marker, in.begin(), in.size());
+    e->str = "u" + in.string();
+    st.push(e);
+  }
+};
 
 template <const char* Tag>
 struct PushTag {
@@ -399,102 +402,91 @@ struct Action<g::attr_trailer> {
   }
 };
 
-// Left-associative binary chains: operand (marker operand)*.
-struct FoldBinary {
-  template <typename In>
-  static void apply(const In& in, State& st) {
-    auto items = st.take();
-    Expr* acc = items[0];
-    for (size_t i = 1; i + 1 < items.size(); i += 2) {
-      auto* e = st.arena.expr(Expr::BinOp, items[i]->span);
-      e->str = items[i]->str;
-      e->a = acc;
-      e->b2 = items[i + 1];
-      acc = e;
+// Precedence climbing over the flat list operand (op operand)* that binary_expr collects, with
+// Python's precedences: or < and < not < comparisons < | < ^ < & < shifts < + - < * / // % @ < unary < **.
+int binaryPrecedence(const std::string& op) {
+  if (op == "or") return 1;
+  if (op == "and") return 2;
+  if (op == "==" || op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=" || op == "in" || op == "not in" || op == "is" || op == "is not") return 4;
+  if (op == "|") return 5;
+  if (op == "^") return 6;
+  if (op == "&") return 7;
+  if (op == "<<" || op == ">>") return 8;
+  if (op == "+" || op == "-") return 9;
+  if (op == "**") return 12;
+  return 10;  // * / // % @
+}
+constexpr int kComparePrec = 4, kUnaryPrec = 11, kPowPrec = 12;
+
+struct Climber {
+  State& st;
+  const std::vector<Expr*>& items;
+  size_t i = 0;
+
+  bool atBinary() const { return i < items.size() && isMarker(items[i]) && items[i]->str[0] != 'u'; }
+  bool atPrefix() const { return i < items.size() && isMarker(items[i]) && items[i]->str[0] == 'u'; }
+
+  Expr* unary() {
+    if (!atPrefix()) return items[i++];
+    Expr* op = items[i++];
+    bool isNot = op->str == "unot";
+    Expr* operand = climb(isNot ? kComparePrec : kUnaryPrec);
+    auto* e = st.arena.expr(Expr::UnaryOp, op->span);
+    e->str = op->str.substr(1);
+    e->a = operand;
+    return e;
+  }
+
+  Expr* climb(int minPrec) {
+    Expr* lhs = unary();
+    Expr* chain = nullptr;  // the Compare/BoolOp being extended at this level
+    while (atBinary()) {
+      Expr* op = items[i];
+      int p = binaryPrecedence(op->str);
+      if (p < minPrec) break;
+      ++i;
+      Expr* rhs = climb(p == kPowPrec ? kUnaryPrec : p + 1);  // ** is right-associative and takes a unary rhs
+      if (p == kComparePrec || p <= 2) {
+        Expr::Kind k = p == kComparePrec ? Expr::Compare : Expr::BoolOp;
+        if (chain && chain->kind == k && (k == Expr::Compare || chain->str == op->str)) {
+          chain->items.push_back(rhs);
+          if (k == Expr::Compare) chain->ops.push_back(op->str);
+          continue;
+        }
+        auto* e = st.arena.expr(k, op->span);
+        e->items = {lhs, rhs};
+        if (k == Expr::Compare) e->ops = {op->str};
+        else e->str = op->str;
+        lhs = chain = e;
+        continue;
+      }
+      auto* e = st.arena.expr(Expr::BinOp, op->span);
+      e->str = op->str;
+      e->a = lhs;
+      e->b2 = rhs;
+      lhs = e;
+      chain = nullptr;
     }
-    st.push(acc);
+    return lhs;
   }
 };
-RLX_FRAMED(term);
-template <> struct Action<g::term> : FoldBinary {};
-RLX_FRAMED(arith);
-template <> struct Action<g::arith> : FoldBinary {};
-RLX_FRAMED(shift_expr);
-template <> struct Action<g::shift_expr> : FoldBinary {};
-RLX_FRAMED(band_expr);
-template <> struct Action<g::band_expr> : FoldBinary {};
-RLX_FRAMED(bxor_expr);
-template <> struct Action<g::bxor_expr> : FoldBinary {};
-RLX_FRAMED(bor_expr);
-template <> struct Action<g::bor_expr> : FoldBinary {};
-RLX_FRAMED(power);
-template <> struct Action<g::power> : FoldBinary {};
 
-RLX_FRAMED(unary);
+RLX_FRAMED(binary_expr);
 template <>
-struct Action<g::unary> {
+struct Action<g::binary_expr> {
   template <typename In>
   static void apply(const In& in, State& st) {
     auto items = st.take();
-    auto* e = st.node(Expr::UnaryOp, in.begin(), in.size());
-    e->str = items[0]->str;
-    e->a = items[1];
-    st.push(e);
-  }
-};
-
-RLX_FRAMED(not_expr);
-template <>
-struct Action<g::not_expr> {
-  template <typename In>
-  static void apply(const In& in, State& st) {
-    auto items = st.take();
-    auto* e = st.node(Expr::UnaryOp, in.begin(), in.size());
-    e->str = "not";
-    e->a = items[0];
-    st.push(e);
-  }
-};
-
-RLX_FRAMED(comparison);
-template <>
-struct Action<g::comparison> {
-  template <typename In>
-  static void apply(const In& in, State& st) {
-    auto items = st.take();
-    if (items.size() == 1) {
-      st.push(items[0]);
-      return;
+    // Prefix runs recurse in the climber: bound them like bracket nesting.
+    int run = 0;
+    for (auto* e : items) {
+      run = (isMarker(e) && e->str[0] == 'u') ? run + 1 : 0;
+      if (run > st.maxDepth) throw pegtl::parse_error("expression nested too deeply", in);
     }
-    auto* e = st.arena.expr(Expr::Compare, items[1]->span);
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (i % 2) e->ops.push_back(items[i]->str);
-      else e->items.push_back(items[i]);
-    }
-    st.push(e);
+    Climber c{st, items};
+    st.push(c.climb(0));
   }
 };
-
-template <const char* Op>
-struct FoldBool {
-  template <typename In>
-  static void apply(const In& in, State& st) {
-    auto items = st.take();
-    if (items.size() == 1) {
-      st.push(items[0]);
-      return;
-    }
-    auto* e = st.node(Expr::BoolOp, in.begin(), in.size());
-    e->str = Op;
-    e->items = std::move(items);
-    st.push(e);
-  }
-};
-constexpr char kAnd[] = "and", kOr[] = "or";
-RLX_FRAMED(and_test);
-template <> struct Action<g::and_test> : FoldBool<kAnd> {};
-RLX_FRAMED(or_test);
-template <> struct Action<g::or_test> : FoldBool<kOr> {};
 
 RLX_FRAMED(lambda);
 template <>

@@ -75,3 +75,56 @@ TEST_CASE("parser: cls must be assigned before use", "[parser]") {
   CHECK(roundTrip(text, &errors).empty());
   CHECK(errors.find("'cls' is used before") != std::string::npos);
 }
+
+#include "parser/line_parser.h"
+
+namespace {
+// S-expression of a syntax tree, to check precedence and associativity.
+std::string sexpr(const ast::Expr* e) {
+  using K = ast::Expr::Kind;
+  switch (e->kind) {
+    case K::Name: return e->str;
+    case K::Int: return std::to_string(e->i);
+    case K::BinOp: return "(" + e->str + " " + sexpr(e->a) + " " + sexpr(e->b2) + ")";
+    case K::UnaryOp: return "(" + e->str + " " + sexpr(e->a) + ")";
+    case K::BoolOp:
+    case K::Compare: {
+      std::string s = "(" + (e->kind == K::BoolOp ? e->str : std::string("cmp"));
+      for (size_t i = 0; i < e->items.size(); ++i) {
+        if (e->kind == K::Compare && i) s += " " + e->ops[i - 1];
+        s += " " + sexpr(e->items[i]);
+      }
+      return s + ")";
+    }
+    case K::IfExp: return "(if " + sexpr(e->b2) + " " + sexpr(e->a) + " " + sexpr(e->c) + ")";
+    case K::Call: return "(call " + sexpr(e->a) + ")";
+    case K::Attribute: return sexpr(e->a) + "." + e->str;
+    default: return "?";
+  }
+}
+std::string parseExprLine(const std::string& text) {
+  ast::Arena arena;
+  auto r = syntax::parseLine(text, 0, 0, arena, 200);
+  if (!r.ok()) return "error: " + r.error().message;
+  return sexpr(r.value().stmt->value);
+}
+}  // namespace
+
+TEST_CASE("grammar: Python precedence and associativity", "[parser]") {
+  CHECK(parseExprLine("a - b - c") == "(- (- a b) c)");
+  CHECK(parseExprLine("a + b * c") == "(+ a (* b c))");
+  CHECK(parseExprLine("a // b * c % d") == "(% (* (// a b) c) d)");
+  CHECK(parseExprLine("-a ** 2") == "(- (** a 2))");
+  CHECK(parseExprLine("a ** b ** c") == "(** a (** b c))");
+  CHECK(parseExprLine("a ** -b") == "(** a (- b))");
+  CHECK(parseExprLine("-a * b") == "(* (- a) b)");
+  CHECK(parseExprLine("not a == b and c or d") == "(or (and (not (cmp a == b)) c) d)");
+  CHECK(parseExprLine("a < b <= c") == "(cmp a < b <= c)");
+  CHECK(parseExprLine("a and b and c") == "(and a b c)");
+  CHECK(parseExprLine("p or q and r") == "(or p (and q r))");
+  CHECK(parseExprLine("a | b ^ c & d << e + f") == "(| a (^ b (& c (<< d (+ e f)))))");
+  CHECK(parseExprLine("a if c else b if d else e") == "(if c a (if d b e))");
+  CHECK(parseExprLine("x not in y") == "(cmp x not in y)");
+  CHECK(parseExprLine("- - - a") == "(- (- (- a)))");
+  CHECK(parseExprLine("T.max(a, b).c") == "(call T.max).c");
+}
