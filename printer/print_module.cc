@@ -76,7 +76,9 @@ std::string printModule(const IRModuleRef& mod, const PrintOptions& opts) {
     int pa = functionPriority(*a), pb = functionPriority(*b);
     return pa != pb ? pa < pb : a->gvar->name < b->gvar->name;
   });
+  size_t bodyStart = ctx.out.size();
   for (auto* e : order) printEntry(ctx, rp, *e);
+  if (ctx.out.size() == bodyStart && !(mod->attrs && !mod->attrs->fields.empty())) ctx.line("pass");  // an empty class body
   ctx.usedIR = true;
   std::string text = finish(withHeader(ctx, ctx.out));
   if (opts.metadataOut && !opts.metadataOut->empty())
