@@ -18,7 +18,11 @@ class TirPrinter {
   std::vector<const For*> loops;  // enclosing loops, for the T.axis.remap rule
 
   // ---- names and expressions (print_tir.cc)
-  std::string defineVar(const PrimVar& v) { return ctx.names.define(&v, v.name.empty() ? "v" : v.name); }
+  // A variable already visible keeps its name (TVM's DefineVar), e.g. a loop var object reused.
+  std::string defineVar(const PrimVar& v) {
+    if (auto* n = ctx.names.find(&v)) return *n;
+    return ctx.names.define(&v, v.name.empty() ? "v" : v.name);
+  }
   std::string defineBuffer(const Buffer& b) { return ctx.names.define(&b, b.name.empty() ? "buffer" : b.name); }
   std::string bufferName(const Buffer& b) { return ctx.nameFor(&b, b.name.empty() ? "buffer" : b.name); }
   std::string expr(const PrimExpr& e) { return ctx.prim(e, PrimStyle::Tir); }
