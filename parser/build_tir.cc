@@ -260,34 +260,31 @@ PrimExpr castTo(DataType t, const PrimExpr& v) {
 
 namespace {
 
-// Whether a statement stores into one of `params` or calls out (TVM's IsPureFunction in spirit:
-// a kernel that writes its output buffers has side effects).
-bool hasSideEffect(const Stmt& s, const std::vector<const Buffer*>& params) {
+// Whether a statement has side effects as TVM's IsPureFunction sees them: any buffer store (only
+// lowered T.allocate memory counts as internal, which this TIR subset has none of) or an opaque call.
+bool hasSideEffect(const Stmt& s) {
   if (!s) return false;
   switch (s->kind()) {
-    case NodeKind::BufferStore: {
-      auto* b = static_cast<const BufferStore&>(*s).buffer.get();
-      return std::find(params.begin(), params.end(), b) != params.end();
-    }
+    case NodeKind::BufferStore: return true;
     case NodeKind::SeqStmt:
       for (auto& x : static_cast<const SeqStmt&>(*s).seq)
-        if (hasSideEffect(x, params)) return true;
+        if (hasSideEffect(x)) return true;
       return false;
-    case NodeKind::For: return hasSideEffect(static_cast<const For&>(*s).body, params);
+    case NodeKind::For: return hasSideEffect(static_cast<const For&>(*s).body);
     case NodeKind::IfThenElse: {
       auto& i = static_cast<const IfThenElse&>(*s);
-      return hasSideEffect(i.thenCase, params) || hasSideEffect(i.elseCase, params);
+      return hasSideEffect(i.thenCase) || hasSideEffect(i.elseCase);
     }
-    case NodeKind::LetStmt: return hasSideEffect(static_cast<const LetStmt&>(*s).body, params);
+    case NodeKind::LetStmt: return hasSideEffect(static_cast<const LetStmt&>(*s).body);
     case NodeKind::AssertStmt: return true;
     case NodeKind::Evaluate: {
       auto& v = static_cast<const Evaluate&>(*s).value;
       return v->kind() == NodeKind::PrimCall && static_cast<const PrimCall&>(*v).op.find("call_") != std::string::npos;
     }
-    case NodeKind::BlockRealize: return hasSideEffect(static_cast<const BlockRealize&>(*s).block, params);
+    case NodeKind::BlockRealize: return hasSideEffect(static_cast<const BlockRealize&>(*s).block);
     case NodeKind::TirBlock: {
       auto& b = static_cast<const TirBlock&>(*s);
-      return hasSideEffect(b.init, params) || hasSideEffect(b.body, params);
+      return hasSideEffect(b.init) || hasSideEffect(b.body);
     }
     default: return false;
   }
@@ -295,27 +292,25 @@ bool hasSideEffect(const Stmt& s, const std::vector<const Buffer*>& params) {
 
 }  // namespace
 
-// The Relax view of a PrimFunc, as TVM's PrimFunc constructor sets it: buffer params are tensors
-// of their (int64) shape, handles objects, scalars prims; the result is void (R.Tuple()).
 }  // namespace tirbuild
 
+// The Relax view of a PrimFunc, as TVM's PrimFunc constructor sets it: buffer params are tensors
+// of their (int64) shape, handles objects, scalars prims; the result is void (R.Tuple()).
 StructInfo primFuncSInfo(const PrimFunc& f) {
   using namespace tirbuild;
   std::vector<StructInfo> params;
-  std::vector<const Buffer*> bufs;
   for (auto& p : f.params) {
     if (auto* b = f.bufferOf(p)) {
       std::vector<PrimExpr> dims;
       for (auto& d : (*b)->shape) dims.push_back(castTo(DataType::int64(), d));
       params.push_back(tensorSInfo(std::move(dims), (*b)->dtype));
-      bufs.push_back(b->get());
     } else if (p->dtype.isHandle()) {
       params.push_back(objectSInfo());
     } else {
       params.push_back(make<PrimSInfo>(p->dtype));
     }
   }
-  return make<FuncSInfo>(std::move(params), voidSInfo(), !hasSideEffect(f.body, bufs));
+  return make<FuncSInfo>(std::move(params), voidSInfo(), !hasSideEffect(f.body));
 }
 
 using tirbuild::Place;
