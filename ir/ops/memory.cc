@@ -171,8 +171,13 @@ void registerMemoryOps() {
         return okStatus();
       })
       .infer([](const Call& c) -> Result<StructInfo> {
+        // Unlike memory.alloc_tensor, a shape var contributes its known values or just its ndim.
         RLX_TRY_OK(checkArgCount(c, 4, 5));
-        return tensorOfShape(c, 2, 3);
+        RLX_TRY(sh, shapeArg(c, 2, "shape"));
+        RLX_TRY(t, dtypeArg(c, 3));
+        if (auto se = c.args[2].as<ShapeExpr>()) return makeTensor(se->values, t, "");
+        if (sh->values) return makeTensor(*sh->values, t, "");
+        return makeTensorNdim(t, sh->ndim, "");
       })
       .doc("VM tensor inside a storage")
       .done();

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/ops/infer_util.h"
+#include "ir/struct_info.h"
 
 namespace rlx {
 namespace {
@@ -116,7 +117,7 @@ Status checkInplace(const Call& call, const std::vector<StructInfo>& inputs, con
       return opError(call, fmt::format("in-place index {} is {}, out of range [-1, {}]", i, k, int64_t(inputs.size()) - 1));
     if (k == -1) continue;
     if (!seen.insert(k).second) return opError(call, fmt::format("in-place index {} appears more than once", k));
-    if (!sameTensorSInfo(outputs[i], inputs[size_t(k)]))
+    if (!sameTensorSInfo(outputs[i], inputs[size_t(k)]) && !sinfoIsBaseOf(outputs[i], inputs[size_t(k)]))
       return opError(call, fmt::format("output {} ({}) does not match the in-place input {} ({})", i, sinfoStr(outputs[i]), k, sinfoStr(inputs[size_t(k)])));
   }
   if (seen.empty()) return opError(call, "at least one in-place index must differ from -1");
