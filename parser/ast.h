@@ -2,7 +2,6 @@
 // of Relax or TIR; parser/build_*.cc give it meaning, as TVM's parser does with Python's ast.
 #pragma once
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +16,7 @@ struct Expr {
     BinOp, UnaryOp, Compare, BoolOp, IfExp, Lambda, Keyword,
     Marker,  // grammar-internal: an operator or separator token (str), never in a finished tree
   };
-  Kind kind;
+  Kind kind = Name;
   Span span;
   std::string str;      // Name id, Attribute attr, Str value, BinOp/UnaryOp/BoolOp symbol, Keyword name
   int64_t i = 0;        // Int value
@@ -42,7 +41,7 @@ struct Param {
 
 struct Stmt {
   enum Kind : uint8_t { ExprStmt, Assign, Return, If, For, With, FunctionDef, ClassDef, Pass };
-  Kind kind;
+  Kind kind = Pass;
   Span span;
   Expr* target = nullptr;      // Assign
   Expr* annotation = nullptr;  // Assign (may be null)
@@ -56,26 +55,43 @@ struct Stmt {
   bool hasElse = false;
 };
 
-// Owns every node of one parse; nodes are plain pointers into it.
+// Owns every node of one parse; nodes are plain pointers into it. Nodes come from fixed-size
+// chunks (one allocation per 256 nodes) and are destroyed together with the arena.
+template <typename T>
+class Pool {
+ public:
+  T* make() {
+    if (used_ == kChunk) {
+      chunks_.push_back(std::make_unique<T[]>(kChunk));
+      used_ = 0;
+    }
+    return &chunks_.back()[used_++];
+  }
+
+ private:
+  static constexpr size_t kChunk = 256;
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  size_t used_ = kChunk;
+};
+
 class Arena {
  public:
   Expr* expr(Expr::Kind k, Span s) {
-    auto* e = &exprs_.emplace_back();
+    auto* e = exprs_.make();
     e->kind = k;
     e->span = s;
     return e;
   }
   Stmt* stmt(Stmt::Kind k, Span s) {
-    auto* st = &stmts_.emplace_back();
+    auto* st = stmts_.make();
     st->kind = k;
     st->span = s;
     return st;
   }
 
  private:
-  // Deques allocate in chunks and never move their elements: cheap, stable node addresses.
-  std::deque<Expr> exprs_;
-  std::deque<Stmt> stmts_;
+  Pool<Expr> exprs_;
+  Pool<Stmt> stmts_;
 };
 
 }  // namespace rlx::ast
