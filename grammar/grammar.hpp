@@ -35,8 +35,9 @@ struct kw_pass : TAO_PEGTL_KEYWORD("pass") {};
 struct kw_from : TAO_PEGTL_KEYWORD("from") {};
 struct kw_import : TAO_PEGTL_KEYWORD("import") {};
 struct kw_while : TAO_PEGTL_KEYWORD("while") {};
+struct kw_assert : TAO_PEGTL_KEYWORD("assert") {};
 struct reserved : sor<kw_and, kw_or, kw_not, kw_if, kw_elif, kw_else, kw_lambda, kw_none, kw_true, kw_false, kw_in, kw_is,
-                      kw_for, kw_def, kw_class, kw_return, kw_with, kw_as, kw_pass, kw_from, kw_import, kw_while> {};
+                      kw_for, kw_def, kw_class, kw_return, kw_with, kw_as, kw_pass, kw_from, kw_import, kw_while, kw_assert> {};
 
 // name := identifier that is not a keyword
 struct name : seq<not_at<reserved>, identifier> {};
@@ -160,12 +161,14 @@ struct return_stmt : seq<kw_return, ws, opt<testlist>, must<line_end>> {};
 struct pass_stmt : seq<kw_pass, must<line_end>> {};
 struct import_stmt : seq<sor<kw_from, kw_import>, star<any>> {};
 struct while_stmt : seq<kw_while, star<any>> {};
+// assert_stmt := 'assert' test [',' test]      (TIR's concise form of T.Assert)
+struct assert_stmt : seq<kw_assert, ws, must<test>, ws, opt<one<','>, ws, must<test>, ws>, must<line_end>> {};
 struct assign_annotation : seq<one<':'>, ws, must<test>> {};
 struct assign_value : seq<one<'='>, not_at<one<'='>>, ws, must<testlist>> {};
 // simple_stmt := testlist [':' test] ['=' testlist]
 struct simple_stmt : seq<testlist, ws, opt<assign_annotation, ws>, opt<assign_value, ws>, must<line_end>> {};
 // line := one statement or block header
 struct line : seq<ws, sor<decorator, def_header, class_header, if_header, elif_header, else_header, for_header, with_header,
-                          return_stmt, pass_stmt, import_stmt, while_stmt, simple_stmt>> {};
+                          return_stmt, pass_stmt, import_stmt, while_stmt, assert_stmt, simple_stmt>> {};
 
 }  // namespace rlx::grammar

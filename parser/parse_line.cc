@@ -633,6 +633,28 @@ RLX_FRAMED(import_stmt);
 template <> struct Action<g::import_stmt> : StmtLine<LineResult::Import, ast::Stmt::Pass> {};
 RLX_FRAMED(while_stmt);
 template <> struct Action<g::while_stmt> : StmtLine<LineResult::While, ast::Stmt::Pass> {};
+// `assert c, msg` is sugar for the statement `T.Assert(c, msg)`.
+RLX_FRAMED(assert_stmt);
+template <>
+struct Action<g::assert_stmt> {
+  template <typename In>
+  static void apply(const In& in, State& st) {
+    auto items = st.take();
+    auto* t = st.node(Expr::Name, in.begin(), 6);
+    t->str = "T";
+    auto* callee = st.node(Expr::Attribute, in.begin(), 6);
+    callee->a = t;
+    callee->str = "Assert";
+    auto* call = st.node(Expr::Call, in.begin(), in.size());
+    call->a = callee;
+    call->items = std::move(items);
+    auto* s = st.arena.stmt(ast::Stmt::ExprStmt, st.span(in.begin(), in.size()));
+    s->value = call;
+    st.result.kind = LineResult::Simple;
+    st.result.stmt = s;
+  }
+};
+
 RLX_FRAMED(simple_stmt);
 template <> struct Action<g::simple_stmt> : StmtLine<LineResult::Simple, ast::Stmt::ExprStmt> {};
 
