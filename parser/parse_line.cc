@@ -1,5 +1,6 @@
 // PEGTL actions that turn one logical line into syntax-tree nodes. Every rule with an action is a
 // "frame": nodes pushed while it runs are dropped if it fails, so backtracking never leaks nodes.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -26,7 +27,17 @@ struct State {
   int depth = 0;
   LineResult result;
 
-  Span span(const char* b, size_t n) const { return sources::spanAt(file, baseOffset + uint32_t(b - lineBegin), uint32_t(n)); }
+  // Most nodes sit on the logical line's first physical line: their position is a subtraction.
+  Span first;              // span of the line's first byte
+  const char* firstNewline;  // end of the first physical line
+  Span span(const char* b, size_t n) const {
+    if (b < firstNewline && first.line) {
+      uint32_t col = first.col + uint32_t(b - lineBegin);
+      uint32_t room = uint32_t(firstNewline - b);
+      return Span{file, first.line, col, std::max<uint32_t>(1, std::min<uint32_t>(uint32_t(n), room))};
+    }
+    return sources::spanAt(file, baseOffset + uint32_t(b - lineBegin), uint32_t(n));
+  }
   Expr* node(Expr::Kind k, const char* b, size_t n) { return arena.expr(k, span(b, n)); }
   size_t frame() const { return frames.back(); }
   std::vector<Expr*> take() {
@@ -662,7 +673,10 @@ template <> struct Action<g::simple_stmt> : StmtLine<LineResult::Simple, ast::St
 
 Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offset, ast::Arena& arena, int maxDepth) {
   // Each bracket level costs three depth-counted rules (test, not_test, factor).
-  State st{arena, file, offset, text.data(), 3 * maxDepth + 16, {}, {}, 0, {}};
+  State st{arena, file, offset, text.data(), 3 * maxDepth + 16, {}, {}, 0, {}, {}, nullptr};
+  st.first = sources::spanAt(file, offset, 1);
+  size_t nl = text.find('\n');
+  st.firstNewline = text.data() + (nl == std::string_view::npos ? text.size() : nl);
   pegtl::memory_input<> in(text.data(), text.size(), "");
   try {
     if (!pegtl::parse<g::line, Action, Control>(in, st)) {
