@@ -8,6 +8,7 @@
 #include <string>
 
 #include "parser/parser.h"
+#include "parser/syntax.h"
 #include "printer/printer.h"
 
 namespace {
@@ -81,6 +82,16 @@ int main(int argc, char** argv) {
   std::string text = generate(layers);
   double mb = double(text.size()) / 1e6;
   std::printf("module: %d layers, %d bindings, %.1f MB of text\n", layers, layers * 25 + 1, mb);
+  // The syntax tree alone (PEGTL), to see how parse time splits between grammar and IR building.
+  double ts = cpuNow();
+  {
+    rlx::ast::Arena arena;
+    rlx::DiagnosticEngine d;
+    uint32_t file = rlx::sources::add("bench-syntax.relax", text);
+    auto stmts = rlx::syntax::parseFile(text, file, arena, d, 200);
+    (void)stmts;
+  }
+  double tSyntax = cpuNow() - ts;
   double t0 = cpuNow();
   rlx::DiagnosticEngine diag;
   auto mod = rlx::parseModule(text, "bench.relax", diag);
@@ -96,6 +107,7 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &ru);
   double rssMb = double(ru.ru_maxrss) / 1024.0;
   std::printf("parse (incl. normalize + struct-info inference): %.3f s  (%.1f MB/s)\n", tParse, mb / tParse);
+  std::printf("  of which syntax tree alone (PEGTL):            %.3f s  (%.1f MB/s)\n", tSyntax, mb / tSyntax);
   std::printf("print:                                          %.3f s  (%.1f MB/s)\n", tPrint, mb / tPrint);
   std::printf("total parse+print (CPU time):                            %.3f s\n", tParse + tPrint);
   std::printf("round trip identical: %s\n", out == text ? "yes" : "NO");

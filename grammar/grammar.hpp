@@ -1,7 +1,10 @@
 // PEGTL rules for one logical line of TVMScript (a Python subset): expressions, statement lines and
 // block headers. Rules only: no actions here (parser/parse_line.cc attaches them); EBNF beside each rule.
 #pragma once
+#include <string_view>
+
 #include <tao/pegtl.hpp>
+#include <tao/pegtl/contrib/analyze_traits.hpp>
 
 namespace rlx::grammar {
 using namespace tao::pegtl;
@@ -39,8 +42,25 @@ struct kw_assert : TAO_PEGTL_KEYWORD("assert") {};
 struct reserved : sor<kw_and, kw_or, kw_not, kw_if, kw_elif, kw_else, kw_lambda, kw_none, kw_true, kw_false, kw_in, kw_is,
                       kw_for, kw_def, kw_class, kw_return, kw_with, kw_as, kw_pass, kw_from, kw_import, kw_while, kw_assert> {};
 
-// name := identifier that is not a keyword
-struct name : seq<not_at<reserved>, identifier> {};
+// name := identifier that is not a keyword. A hand-written rule: it scans the identifier once and
+// looks it up, instead of trying every keyword first (that was the parser's hottest path).
+bool isReservedWord(std::string_view word);
+struct name {
+  using rule_t = name;
+  using subs_t = type_list<>;
+  template <apply_mode, rewind_mode, template <typename...> class Action, template <typename...> class Control, typename ParseInput, typename... States>
+  [[nodiscard]] static bool match(ParseInput& in, States&&...) {
+    const char* b = in.current();
+    const char* e = in.end();
+    auto isFirst = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    if (b == e || !isFirst(*b)) return false;
+    const char* p = b + 1;
+    while (p != e && (isFirst(*p) || (*p >= '0' && *p <= '9'))) ++p;
+    if (isReservedWord(std::string_view(b, size_t(p - b)))) return false;
+    in.bump_in_this_line(size_t(p - b));
+    return true;
+  }
+};
 
 // number := digits ['.' digits] [exponent] | '.' digits [exponent]   (one token; int vs float decided in the action)
 struct exponent : seq<one<'e', 'E'>, opt<one<'+', '-'>>, plus<digit>> {};
@@ -172,3 +192,9 @@ struct line : seq<ws, sor<decorator, def_header, class_header, if_header, elif_h
                           return_stmt, pass_stmt, import_stmt, while_stmt, assert_stmt, simple_stmt>> {};
 
 }  // namespace rlx::grammar
+
+namespace tao::pegtl {
+// The hand-written `name` rule consumes input whenever it succeeds (for pegtl::analyze).
+template <typename Name>
+struct analyze_traits<Name, rlx::grammar::name> : analyze_any_traits<> {};
+}  // namespace tao::pegtl

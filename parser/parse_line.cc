@@ -9,6 +9,17 @@
 #include "grammar/grammar.hpp"
 #include "parser/line_parser.h"
 
+namespace rlx::grammar {
+bool isReservedWord(std::string_view w) {
+  static const std::string_view words[] = {"and", "or", "not", "if", "elif", "else", "lambda", "None", "True", "False", "in", "is", "for",
+                                           "def", "class", "return", "with", "as", "pass", "from", "import", "while", "assert"};
+  for (auto k : words)
+    if (k == w) return true;
+  return false;
+}
+}  // namespace rlx::grammar
+
+
 namespace rlx::syntax {
 namespace g = rlx::grammar;
 namespace pegtl = tao::pegtl;
@@ -487,6 +498,7 @@ template <>
 struct Action<g::binary_expr> {
   template <typename In>
   static void apply(const In& in, State& st) {
+    if (st.stack.size() - st.frame() == 1) return;  // a lone operand (the common case) stays as it is
     auto items = st.take();
     // Prefix runs recurse in the climber: bound them like bracket nesting.
     int run = 0;
@@ -518,6 +530,7 @@ template <>
 struct Action<g::conditional> {
   template <typename In>
   static void apply(const In& in, State& st) {
+    if (st.stack.size() - st.frame() == 1) return;  // no `if ... else`
     auto items = st.take();
     if (items.size() == 1) {
       st.push(items[0]);
@@ -535,6 +548,7 @@ struct Action<g::conditional> {
 struct TupleIfComma {
   template <typename In>
   static void apply(const In& in, State& st) {
+    if (st.stack.size() - st.frame() == 1 && !isMarker(st.stack.back())) return;  // one item, no comma
     auto items = st.take();
     bool comma = dropComma(items);
     if (items.size() == 1 && !comma) {
