@@ -477,6 +477,29 @@ Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
     v.span = e->span;
     return v;
   }
+  if (callee == "R.device" || callee == "R.cpu" || callee == "R.cuda") {
+    // A device is a Python-level value: {device_type, index} (R.cpu(i) / R.cuda(i) are shorthands).
+    PyValue d;
+    d.kind = PyValue::Dict;
+    d.span = e->span;
+    int64_t type = callee == "R.cpu" ? 1 : callee == "R.cuda" ? 2 : -1;
+    int64_t index = 0;
+    bool generic = callee == "R.device";
+    auto* t = generic ? argAt(e, 0, "device_type") : nullptr;
+    auto* i = argAt(e, generic ? 1 : 0, "index");
+    if (t) {
+      if (t->kind != AK::Int) return Error("device_type must be an integer", t->span);
+      type = t->i;
+    }
+    if (i) {
+      if (i->kind != AK::Int) return Error("the device index must be an integer", i->span);
+      index = i->i;
+    }
+    if (type < 0) return Error("R.device needs device_type", e->span);
+    d.dict.emplace_back("device_type", PyValue::ofInt(type));
+    d.dict.emplace_back("index", PyValue::ofInt(index));
+    return d;
+  }
   if (callee == "R.match_cast" || callee == "R.output" || callee == "R.func_attr" || callee == "R.dataflow")
     return Error(callee + "(...) is a statement, not a value", e->span);
   if (callee.compare(0, 2, "T.") == 0) {

@@ -129,6 +129,14 @@ std::string RelaxPrinter::callExpr(const Call& c) {
       if (!c.sinfoArgs.empty()) parts.push_back(sinfoArgsKw(c.sinfoArgs));
       return join(op->info->scriptName());
     }
+    if (name == "relax.hint_on_device" && c.attrs && c.args.size() == 1) {
+      auto type = attrInt(c.attrs, "dev_type"), index = attrInt(c.attrs, "dev_id");
+      auto scope = attrStr(c.attrs, "memory_scope");
+      parts.push_back(expr(c.args[0]));
+      parts.push_back("R.device(device_type=" + std::to_string(type.value_or(1)) + ", index=" + std::to_string(index.value_or(0)) + ")");
+      parts.push_back(quoteString(scope.value_or("global")));
+      return join(op->info->scriptName());
+    }
     if (name == "relax.print" || name == "relax.assert_op") {
       // The format string is stored as an argument but printed last as a keyword.
       size_t fmt = name == "relax.print" ? 0 : 1;

@@ -82,7 +82,7 @@ std::string printModule(const IRModuleRef& mod, const PrintOptions& opts) {
   ctx.usedIR = true;
   std::string text = finish(withHeader(ctx, ctx.out));
   if (opts.metadataOut && !opts.metadataOut->empty())
-    text += "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n";
+    text += "\n# Metadata constants are stored in the .safetensors file next to this one.\n";
   return text;
 }
 
