@@ -724,4 +724,9 @@ void collectInto(const PrimExpr& e, std::vector<Ref<PrimVar>>& out) {
 
 void collectVars(const PrimExpr& e, std::vector<Ref<PrimVar>>& out) { collectInto(e, out); }
 
+PrimExpr foldConstants(NodeKind k, const PrimExpr& a, const PrimExpr& b) {
+  bool boolResult = isComparison(k) || k == NodeKind::And || k == NodeKind::Or;
+  return foldBinary(k, boolResult ? DataType::boolean() : a->dtype, a, b);
+}
+
 }  // namespace rlx

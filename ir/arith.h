@@ -25,6 +25,10 @@ PrimExpr floormod(const PrimExpr& a, const PrimExpr& b);
 PrimExpr minExpr(const PrimExpr& a, const PrimExpr& b);
 PrimExpr maxExpr(const PrimExpr& a, const PrimExpr& b);
 
+// Folds `a op b` when both are constants (Python semantics for floordiv/floormod, dtype wrapping);
+// null when it does not fold (a non-constant operand, or division by zero). No other rewriting.
+PrimExpr foldConstants(NodeKind k, const PrimExpr& a, const PrimExpr& b);
+
 // Collects the distinct PrimVars of e in first-occurrence order (depth-first, left to right).
 void collectVars(const PrimExpr& e, std::vector<Ref<PrimVar>>& out);
 

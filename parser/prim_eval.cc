@@ -2,6 +2,8 @@
 // TIR builder (kernel bodies). Literal typing and constant folding follow TVM's Python operators.
 #include "parser/prim_eval.h"
 
+#include "ir/arith.h"
+
 #include <cmath>
 
 #include "ir/arith.h"
@@ -37,72 +39,13 @@ bool isImm(const PrimExpr& e) { return e->kind() == NodeKind::IntImm || e->kind(
 double immValue(const PrimExpr& e) {
   return e->kind() == NodeKind::IntImm ? double(static_cast<const IntImm*>(e.get())->value) : static_cast<const FloatImm*>(e.get())->value;
 }
-int64_t floorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-// Wraps an integer into the range of `t` (as TVM's IntImm would store it after arithmetic).
-PrimExpr makeImm(DataType t, double v, int64_t iv, bool isInt) {
-  if (t.isBool()) return boolImm(isInt ? iv != 0 : v != 0);
-  if (t.isIntegral()) return intImm(iv, t);
-  if (t.isFloat() && t.bits == 32) v = double(float(v));
-  return floatImm(v, t);
-}
-
+// Constant folding as TVM's Python operators do it; division by a constant zero is an error.
 Result<PrimExpr> fold(NodeKind k, const PrimExpr& a, const PrimExpr& b) {
-  DataType t = a->dtype;
-  bool ints = a->kind() == NodeKind::IntImm && b->kind() == NodeKind::IntImm;
-  if (ints) {
-    int64_t x = static_cast<const IntImm*>(a.get())->value, y = static_cast<const IntImm*>(b.get())->value;
-    switch (k) {
-      case NodeKind::Add: return makeImm(t, 0, x + y, true);
-      case NodeKind::Sub: return makeImm(t, 0, x - y, true);
-      case NodeKind::Mul: return makeImm(t, 0, x * y, true);
-      case NodeKind::FloorDiv:
-        if (y == 0) return Error("division by zero");
-        return makeImm(t, 0, floorDivInt(x, y), true);
-      case NodeKind::FloorMod:
-        if (y == 0) return Error("division by zero");
-        return makeImm(t, 0, x - floorDivInt(x, y) * y, true);
-      case NodeKind::Div:
-        if (y == 0) return Error("division by zero");
-        return makeImm(t, 0, x / y, true);
-      case NodeKind::Mod:
-        if (y == 0) return Error("division by zero");
-        return makeImm(t, 0, x % y, true);
-      case NodeKind::Min: return makeImm(t, 0, std::min(x, y), true);
-      case NodeKind::Max: return makeImm(t, 0, std::max(x, y), true);
-      case NodeKind::EQ: return boolImm(x == y);
-      case NodeKind::NE: return boolImm(x != y);
-      case NodeKind::LT: return boolImm(x < y);
-      case NodeKind::LE: return boolImm(x <= y);
-      case NodeKind::GT: return boolImm(x > y);
-      case NodeKind::GE: return boolImm(x >= y);
-      case NodeKind::And: return boolImm(x && y);
-      case NodeKind::Or: return boolImm(x || y);
-      default: break;
-    }
-  } else if (isImm(a) && isImm(b) && t.isFloat()) {
-    double x = immValue(a), y = immValue(b);
-    switch (k) {
-      case NodeKind::Add: return makeImm(t, x + y, 0, false);
-      case NodeKind::Sub: return makeImm(t, x - y, 0, false);
-      case NodeKind::Mul: return makeImm(t, x * y, 0, false);
-      case NodeKind::Div: return makeImm(t, x / y, 0, false);
-      case NodeKind::Min: return makeImm(t, std::min(x, y), 0, false);
-      case NodeKind::Max: return makeImm(t, std::max(x, y), 0, false);
-      case NodeKind::EQ: return boolImm(x == y);
-      case NodeKind::NE: return boolImm(x != y);
-      case NodeKind::LT: return boolImm(x < y);
-      case NodeKind::LE: return boolImm(x <= y);
-      case NodeKind::GT: return boolImm(x > y);
-      case NodeKind::GE: return boolImm(x >= y);
-      default: break;
-    }
+  bool division = k == NodeKind::Div || k == NodeKind::Mod || k == NodeKind::FloorDiv || k == NodeKind::FloorMod;
+  if (division && a->dtype.isIntegral()) {
+    if (auto* y = asIntImm(b); y && y->value == 0) return Error("division by zero");
   }
-  return PrimExpr();
+  return foldConstants(k, a, b);
 }
 
 // Converts an untyped literal to the other operand's dtype (Python int + int64 var -> int64).
