@@ -211,6 +211,14 @@ IRModuleRef parseModule(const std::string& text, const std::string& sourceName, 
   }
   ModuleParser mp(diag);
   auto mod = mp.build(top, metaPtr, metaError);
+  if (opts.loneFunction) {
+    size_t defs = 0, classes = 0;
+    for (auto* s : top) {
+      defs += s->kind == ast::Stmt::FunctionDef;
+      classes += s->kind == ast::Stmt::ClassDef;
+    }
+    *opts.loneFunction = classes == 0 && defs == 1;
+  }
   if (diag.errors().size() != before) return nullptr;
   return mod;
 }

@@ -13,6 +13,9 @@ struct ParseOptions {
   std::string sidecarPath;
   // Maximum nesting depth of brackets / blocks before the input is rejected (never a stack overflow).
   int maxDepth = 200;
+  // Set to true when the text was a lone function (no module class): printers then print it the way
+  // TVM prints `func.script()`.
+  bool* loneFunction = nullptr;
 };
 
 // Parses `text` (named `sourceName` in diagnostics). Returns null and fills `diag` on error.

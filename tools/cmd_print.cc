@@ -47,20 +47,24 @@ int runPrint(const std::vector<std::string>& args, bool color) {
   }
   if (input.empty()) return usageError("print", "missing input file");
   DiagnosticEngine diag;
-  auto mod = parseFile(input, diag);
+  bool lone = false;
+  ParseOptions parseOpts;
+  parseOpts.loneFunction = &lone;
+  auto mod = parseFile(input, diag, parseOpts);
   if (!mod) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;
   }
   if (!verifyOrReport(mod, color)) return 1;
-  if (output.empty()) {
-    std::fputs(printModule(mod).c_str(), stdout);
-    return 0;
-  }
   std::vector<NDArrayRef> metadata;
   PrintOptions opts;
-  opts.metadataOut = &metadata;
-  std::string text = printModule(mod, opts);
+  if (!output.empty()) opts.metadataOut = &metadata;
+  // A lone function prints as a lone function (TVM's func.script()), a module as a module.
+  std::string text = lone && mod->functions.size() == 1 ? printFunction(mod->functions[0].func, mod->functions[0].gvar->name, opts) : printModule(mod, opts);
+  if (output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
   if (!metadata.empty()) {
     std::string base = output;
     if (base.size() > 6 && base.compare(base.size() - 6, 6, ".relax") == 0) base.resize(base.size() - 6);
