@@ -365,7 +365,8 @@ struct Evaluator {
     }
     // Math intrinsics: T.exp(x) etc. keep the argument's dtype; predicates return bool.
     static const char* unaryMath[] = {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "sinh", "cosh",
-                                      "asin", "acos", "atan", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "fabs", "nearbyint", "clz", "popcount"};
+                                      "asin", "acos", "atan", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "fabs", "nearbyint", "clz", "popcount",
+                                      "bitwise_not", "likely", "erfc", "lgamma", "exp2"};
     static const char* binaryMath[] = {"pow", "atan2", "fmod", "hypot", "copysign", "nextafter", "ldexp", "shift_left", "shift_right", "bitwise_and", "bitwise_or", "bitwise_xor"};
     static const char* predicates[] = {"isnan", "isinf", "isfinite"};
     std::string base = callee.size() > 2 && callee.compare(0, 2, "T.") == 0 ? callee.substr(2) : "";
