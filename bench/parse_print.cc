@@ -1,5 +1,6 @@
 // Benchmark: generates a deep transformer-like module (~100,000 bindings, symbolic sequence length)
 // and reports parse, verify and print throughput (MB/s) and peak RSS. No peers: this is our own floor.
+#include <malloc.h>
 #include <sys/resource.h>
 
 #include <ctime>
@@ -9,6 +10,7 @@
 
 #include "parser/parser.h"
 #include "parser/syntax.h"
+#include "ir/verifier.h"
 #include "printer/printer.h"
 
 namespace {
@@ -68,6 +70,16 @@ std::string generate(int layers) {
   return s;
 }
 
+// Resident memory now (MB), from /proc/self/statm.
+double rssNowMb() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return double(resident) * 4096.0 / 1e6;
+}
+
 // CPU time of this process: stable on a shared, busy machine where wall time is not.
 double cpuNow() {
   timespec ts;
@@ -100,6 +112,11 @@ int main(int argc, char** argv) {
     std::fputs(diag.render(false).c_str(), stderr);
     return 1;
   }
+  std::fprintf(stderr, "rss after parse: %.0f MB, heap in use: %.0f MB\n", rssNowMb(), double(mallinfo2().uordblks) / 1e6);
+  double tv0 = cpuNow();
+  auto problems = rlx::verifyModule(mod);
+  double tVerify = cpuNow() - tv0;
+  if (!problems.empty()) std::fprintf(stderr, "verifier: %s\n", problems[0].message.c_str());
   double t1 = cpuNow();
   std::string out = rlx::printModule(mod);
   double tPrint = cpuNow() - t1;
@@ -108,8 +125,9 @@ int main(int argc, char** argv) {
   double rssMb = double(ru.ru_maxrss) / 1024.0;
   std::printf("parse (incl. normalize + struct-info inference): %.3f s  (%.1f MB/s)\n", tParse, mb / tParse);
   std::printf("  of which syntax tree alone (PEGTL):            %.3f s  (%.1f MB/s)\n", tSyntax, mb / tSyntax);
+  std::printf("verify:                                         %.3f s  (%.1f MB/s)\n", tVerify, mb / tVerify);
   std::printf("print:                                          %.3f s  (%.1f MB/s)\n", tPrint, mb / tPrint);
-  std::printf("total parse+print (CPU time):                            %.3f s\n", tParse + tPrint);
+  std::printf("total parse+verify+print (CPU):                            %.3f s\n", tParse + tVerify + tPrint);
   std::printf("round trip identical: %s\n", out == text ? "yes" : "NO");
   std::printf("peak RSS: %.0f MB (%.1fx the text size)\n", rssMb, rssMb / mb);
   return out == text ? 0 : 1;

@@ -50,6 +50,14 @@ struct State {
     return sources::spanAt(file, baseOffset + uint32_t(b - lineBegin), uint32_t(n));
   }
   Expr* node(Expr::Kind k, const char* b, size_t n) { return arena.expr(k, span(b, n)); }
+  // Operator and separator markers never outlive the line: they come from a per-line pool.
+  ast::Pool<Expr> markers;
+  Expr* marker(const char* b, size_t n) {
+    Expr* e = markers.make();
+    e->kind = Expr::Marker;
+    e->span = span(b, n);
+    return e;
+  }
   size_t frame() const { return frames.back(); }
   std::vector<Expr*> take() {
     std::vector<Expr*> items(stack.begin() + long(frame()), stack.end());
@@ -126,7 +134,7 @@ template <typename Marker>
 struct PushMarker {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto* e = st.node(Expr::Marker, in.begin(), in.size());
+    auto* e = st.marker(in.begin(), in.size());
     std::string s = in.string();
     // Normalize multi-word operators ("not   in" -> "not in").
     std::string norm;
@@ -149,7 +157,7 @@ template <>
 struct Action<g::op_prefix> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto* e = st.node(Expr::Marker, in.begin(), in.size());
+    auto* e = st.marker(in.begin(), in.size());
     e->str = "u" + in.string();
     st.push(e);
   }
@@ -159,7 +167,7 @@ template <const char* Tag>
 struct PushTag {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto* e = st.node(Expr::Marker, in.begin(), in.size());
+    auto* e = st.marker(in.begin(), in.size());
     e->str = Tag;
     st.push(e);
   }
