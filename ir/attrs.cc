@@ -63,6 +63,13 @@ Attr AttrValue::exprOf(Ref<ExprNode> e) {
   return a;
 }
 
+Attr AttrValue::ctor(std::string callee, std::vector<Attr> args) {
+  auto a = make<AttrValue>(Ctor);
+  a->s = std::move(callee);
+  a->array = std::move(args);
+  return a;
+}
+
 AttrsRef makeDictAttrs(std::vector<std::pair<std::string, Attr>> fields) {
   std::stable_sort(fields.begin(), fields.end(), [](auto& x, auto& y) { return x.first < y.first; });
   auto a = make<Attrs>();

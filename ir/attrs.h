@@ -17,7 +17,9 @@ using Attr = Ref<AttrValue>;  // null = Python None
 
 class AttrValue final : public Object {
  public:
-  enum Kind : uint8_t { Bool, Int, Double, Str, DType, Array, Map, Prim, Expr };
+  // Ctor: a script-level constructor call kept as written, `s` the callee and `array` the arguments
+  // (e.g. I.vdevice({...}, 0, "global") in module global infos).
+  enum Kind : uint8_t { Bool, Int, Double, Str, DType, Array, Map, Prim, Expr, Ctor };
   explicit AttrValue(Kind k) : Object(NodeKind::AttrValue), kind(k) {}
   ~AttrValue() override;
   static bool classOf(NodeKind k) { return k == NodeKind::AttrValue; }
@@ -43,6 +45,7 @@ class AttrValue final : public Object {
   static Attr map_(std::vector<std::pair<std::string, Attr>> v);  // sorts by key
   static Attr primOf(PrimExpr e);
   static Attr exprOf(Ref<ExprNode> e);
+  static Attr ctor(std::string callee, std::vector<Attr> args);
 };
 
 // An attrs object: fields in declaration order (op attrs) or sorted by key (DictAttrs).

@@ -52,6 +52,13 @@ inline Status okStatus() { return Ok{}; }
   if (!var##_result.ok()) return std::move(var##_result.error()); \
   auto var = std::move(var##_result.value())
 
+// Propagate the error of a Status-returning expression.
+#define RLX_TRY_STATUS(expr)                            \
+  do {                                                  \
+    auto rlx_status_ = (expr);                          \
+    if (!rlx_status_.ok()) return std::move(rlx_status_.error()); \
+  } while (0)
+
 // Collects diagnostics and renders them; used by the parser (many errors) and the CLI.
 class DiagnosticEngine {
  public:

@@ -431,6 +431,9 @@ class Equal {
       case AttrValue::Double: return sameDouble(a->d, b->d) || failText(fmt::format("{}", a->d), fmt::format("{}", b->d));
       case AttrValue::Str: return a->s == b->s || failText("\"" + a->s + "\"", "\"" + b->s + "\"");
       case AttrValue::DType: return a->dtype == b->dtype || failText(a->dtype.str(), b->dtype.str());
+      case AttrValue::Ctor:
+        if (a->s != b->s) return failText(a->s, b->s);
+        [[fallthrough]];
       case AttrValue::Array: {
         if (a->array.size() != b->array.size()) return failText(fmt::format("length {}", a->array.size()), fmt::format("length {}", b->array.size()));
         for (size_t i = 0; i < a->array.size(); ++i)
@@ -786,6 +789,7 @@ class Hasher {
       case AttrValue::Str: return mix(h, hashStr(a->s));
       case AttrValue::DType: return mix(h, hashDtype(a->dtype));
       case AttrValue::Array: return all(h, a->array);
+      case AttrValue::Ctor: return all(mix(h, hashStr(a->s)), a->array);
       case AttrValue::Map: return entries(h, a->map);
       case AttrValue::Prim: return mix(h, any(a->prim.get()));
       case AttrValue::Expr: return mix(h, any(a->expr.get()));

@@ -57,7 +57,7 @@ struct Stmt {
 
 // Owns every node of one parse; nodes are plain pointers into it. Nodes come from fixed-size
 // chunks (one allocation per 256 nodes) and are destroyed together with the arena.
-template <typename T>
+template <typename T, size_t kChunk = 256>
 class Pool {
  public:
   T* make() {
@@ -69,7 +69,6 @@ class Pool {
   }
 
  private:
-  static constexpr size_t kChunk = 256;
   std::vector<std::unique_ptr<T[]>> chunks_;
   size_t used_ = kChunk;
 };

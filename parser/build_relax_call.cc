@@ -81,12 +81,24 @@ Result<Attr> RelaxBuilder::toAttr(const ast::Expr* e) {
       }
       return AttrValue::map_(std::move(m));
     }
-    case AK::Call:
-      if (tirDtypeCallee(e->a->dottedName())) {
+    case AK::Call: {
+      std::string callee = e->a->dottedName();
+      if (tirDtypeCallee(callee)) {
         RLX_TRY(p, evalPrimValue(e));
         return AttrValue::primOf(p);
       }
+      if (callee == "I.vdevice" || callee == "I.dummy_global_info") {
+        // Global-info constructors are kept as written (their target dicts are plain data).
+        std::vector<Attr> args;
+        for (auto* a : e->items) {
+          if (a->kind == AK::Keyword) return Error(callee + " takes positional arguments", a->span);
+          RLX_TRY(v, toAttr(a));
+          args.push_back(v);
+        }
+        return AttrValue::ctor(callee, std::move(args));
+      }
       break;
+    }
     default: break;
   }
   RLX_TRY(v, evalValue(e));
@@ -144,7 +156,7 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
   if (name == "R.Object") return objectSInfo();
   if (name == "R.Tensor") {
     if (!isCall) return StructInfo(make<TensorSInfo>(nullptr, DataType::void_(), -1));
-    RLX_TRY(ok, checkKwargs(e, {"shape", "dtype", "ndim", "vdevice"}, 2));
+    RLX_TRY_STATUS(checkKwargs(e, {"shape", "dtype", "ndim", "vdevice"}, 2));
     const ast::Expr* shape = argAt(e, 0, "shape");
     const ast::Expr* dtype = argAt(e, 1, "dtype");
     if (shape && shape->kind == AK::Str && !argAt(e, 1, "dtype") && !(argAt(e, 1, "") && false)) {
@@ -192,7 +204,7 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
   }
   if (name == "R.Shape") {
     if (!isCall) return StructInfo(make<ShapeSInfo>(std::nullopt, -1));
-    RLX_TRY(ok, checkKwargs(e, {"values", "ndim"}, 1));
+    RLX_TRY_STATUS(checkKwargs(e, {"values", "ndim"}, 1));
     if (auto* v = argAt(e, 0, "values"); v && v->kind != AK::NoneLit) {
       if (argAt(e, 99, "ndim")) return Error("R.Shape takes either values or ndim, not both", e->span);
       RLX_TRY(dims, evalDims(v, sigMode));
@@ -208,7 +220,7 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
   }
   if (name == "R.Prim") {
     if (!isCall) return Error("R.Prim needs a dtype, e.g. R.Prim(\"int64\")", e->span);
-    RLX_TRY(ok, checkKwargs(e, {"dtype", "value"}, 1));
+    RLX_TRY_STATUS(checkKwargs(e, {"dtype", "value"}, 1));
     if (auto* v = argAt(e, 99, "value")) {
       // Prim values may be of any dtype (R.Prim(value=T.float32(0.5))); strings name signature vars.
       RLX_TRY(p, v->kind == AK::Str ? evalDim(v, sigMode) : evalPrimValue(v));
@@ -234,7 +246,7 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
   }
   if (name == "R.Callable") {
     if (!isCall) return StructInfo(make<FuncSInfo>(std::nullopt, objectSInfo(), false));
-    RLX_TRY(ok, checkKwargs(e, {"params", "ret", "purity", "derive_func"}, 3));
+    RLX_TRY_STATUS(checkKwargs(e, {"params", "ret", "purity", "derive_func"}, 3));
     auto* params = argAt(e, 0, "params");
     auto* ret = argAt(e, 1, "ret");
     auto* purity = argAt(e, 2, "purity");
@@ -262,7 +274,7 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
 }
 
 Result<Expr> RelaxBuilder::evalConst(const ast::Expr* e) {
-  RLX_TRY(ok, checkKwargs(e, {"value", "dtype"}, 2));
+  RLX_TRY_STATUS(checkKwargs(e, {"value", "dtype"}, 2));
   auto* value = argAt(e, 0, "value");
   auto* dtypeArg = argAt(e, 1, "dtype");
   if (!value) return Error("R.const needs a value", e->span);
@@ -417,7 +429,7 @@ Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
   if (callee == "R.const") return expr(evalConst(e));
   if (callee == "R.call_packed") return expr(evalCallPacked(e));
   if (callee == "R.shape") {
-    RLX_TRY(ok, checkKwargs(e, {"value"}, 1));
+    RLX_TRY_STATUS(checkKwargs(e, {"value"}, 1));
     auto* v = argAt(e, 0, "value");
     if (!v) return Error("R.shape needs a list of dimensions", e->span);
     RLX_TRY(dims, evalDims(v, false));
@@ -426,7 +438,7 @@ Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
     return expr(s);
   }
   if (callee == "R.prim_value") {
-    RLX_TRY(ok, checkKwargs(e, {"value"}, 1));
+    RLX_TRY_STATUS(checkKwargs(e, {"value"}, 1));
     auto* v = argAt(e, 0, "value");
     if (!v) return Error("R.prim_value needs a value", e->span);
     RLX_TRY(p, evalPrimValue(v));

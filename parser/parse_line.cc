@@ -51,7 +51,7 @@ struct State {
   }
   Expr* node(Expr::Kind k, const char* b, size_t n) { return arena.expr(k, span(b, n)); }
   // Operator and separator markers never outlive the line: they come from a per-line pool.
-  ast::Pool<Expr> markers;
+  ast::Pool<Expr, 8> markers;
   Expr* marker(const char* b, size_t n) {
     Expr* e = markers.make();
     e->kind = Expr::Marker;

@@ -101,4 +101,32 @@ std::string PrintContext::nameFor(const void* key, const std::string& hint) {
   return names.define(key, hint);
 }
 
+std::string printAttrValue(PrintContext& ctx, const Attr& a, const AttrLeaves& leaves) {
+  if (!a) return "None";
+  auto list = [&](const std::vector<Attr>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + printAttrValue(ctx, items[i], leaves);
+    return out;
+  };
+  switch (a->kind) {
+    case AttrValue::Bool: return a->b ? "True" : "False";
+    case AttrValue::Int: return std::to_string(a->i);
+    case AttrValue::Double: return formatDouble(a->d);
+    case AttrValue::Str: return quoteString(a->s);
+    case AttrValue::DType: return "\"" + a->dtype.str() + "\"";
+    case AttrValue::Array: return "[" + list(a->array) + "]";
+    case AttrValue::Map: {
+      std::string out = "{";
+      for (size_t i = 0; i < a->map.size(); ++i) out += (i ? ", " : "") + quoteString(a->map[i].first) + ": " + printAttrValue(ctx, a->map[i].second, leaves);
+      return out + "}";
+    }
+    case AttrValue::Prim: return leaves.prim ? leaves.prim(a->prim) : "None";
+    case AttrValue::Expr: return leaves.expr ? leaves.expr(a->expr) : "None";
+    case AttrValue::Ctor:
+      if (a->s.compare(0, 2, "I.") == 0) ctx.usedIR = true;
+      return a->s + "(" + list(a->array) + ")";
+  }
+  return "None";
+}
+
 }  // namespace rlx

@@ -1,6 +1,7 @@
 // The printer's shared state: output lines with indentation, which script prefixes (I/T/R) were
 // used (they decide the header), scoped name de-duplication, and PrimExpr printing in both styles.
 #pragma once
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -70,6 +71,14 @@ std::string sanitizeName(const std::string& hint);  // non [A-Za-z0-9_] -> '_', 
 std::string formatFloatLiteral(double v);
 // A typed TIR float: T.float32(0.5), T.float32("inf").
 std::string formatTypedFloat(double v, DataType t);
+
+// Attribute values (bools, numbers, strings, lists, dicts, constructor calls) the same way everywhere;
+// the two leaf kinds that depend on the context (PrimExprs, Relax expressions) are printed by callbacks.
+struct AttrLeaves {
+  std::function<std::string(const PrimExpr&)> prim;
+  std::function<std::string(const Expr&)> expr;
+};
+std::string printAttrValue(PrintContext& ctx, const Attr& a, const AttrLeaves& leaves);
 
 // TIR printing entry point (printer/print_tir.cc): a PrimFunc as `@T.prim_func` + def, at the
 // context's current indentation. `name` is the printed function name.

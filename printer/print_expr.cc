@@ -6,32 +6,14 @@
 namespace rlx {
 
 std::string RelaxPrinter::attrValue(const Attr& a) {
-  if (!a) return "None";
-  switch (a->kind) {
-    case AttrValue::Bool: return a->b ? "True" : "False";
-    case AttrValue::Int: return std::to_string(a->i);
-    case AttrValue::Double: return formatDouble(a->d);
-    case AttrValue::Str: return quoteString(a->s);
-    case AttrValue::DType: return "\"" + a->dtype.str() + "\"";
-    case AttrValue::Array: {
-      std::string out = "[";
-      for (size_t i = 0; i < a->array.size(); ++i) out += (i ? ", " : "") + attrValue(a->array[i]);
-      return out + "]";
-    }
-    case AttrValue::Map: {
-      std::string out = "{";
-      for (size_t i = 0; i < a->map.size(); ++i) out += (i ? ", " : "") + quoteString(a->map[i].first) + ": " + attrValue(a->map[i].second);
-      return out + "}";
-    }
-    case AttrValue::Prim: {
-      noteVars(a->prim);
-      // Typed scalars (FloatImm, non-int64 ints) keep their type; symbolic ints print bare.
-      if (a->prim->kind() == NodeKind::FloatImm) return ctx.prim(a->prim, PrimStyle::Tir);
-      return ctx.prim(a->prim, PrimStyle::Relax);
-    }
-    case AttrValue::Expr: return expr(a->expr);
-  }
-  return "None";
+  AttrLeaves leaves;
+  leaves.prim = [this](const PrimExpr& p) {
+    noteVars(p);
+    // Typed scalars (FloatImm) keep their type; symbolic ints print bare.
+    return ctx.prim(p, p->kind() == NodeKind::FloatImm ? PrimStyle::Tir : PrimStyle::Relax);
+  };
+  leaves.expr = [this](const Expr& e) { return expr(e); };
+  return printAttrValue(ctx, a, leaves);
 }
 
 std::string RelaxPrinter::constant(const Constant& c) {

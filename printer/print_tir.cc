@@ -251,27 +251,9 @@ std::string TirPrinter::indices(const std::vector<PrimExpr>& idx) {
 }
 
 std::string TirPrinter::attrValue(const Attr& a) {
-  if (!a) return "None";
-  switch (a->kind) {
-    case AttrValue::Bool: return a->b ? "True" : "False";
-    case AttrValue::Int: return std::to_string(a->i);
-    case AttrValue::Double: return formatDouble(a->d);
-    case AttrValue::Str: return quoteString(a->s);
-    case AttrValue::DType: return "\"" + a->dtype.str() + "\"";
-    case AttrValue::Array: {
-      std::vector<std::string> items;
-      for (auto& x : a->array) items.push_back(attrValue(x));
-      return "[" + join(items) + "]";
-    }
-    case AttrValue::Map: {
-      std::vector<std::string> items;
-      for (auto& [k, v] : a->map) items.push_back(quoteString(k) + ": " + attrValue(v));
-      return "{" + join(items) + "}";
-    }
-    case AttrValue::Prim: return expr(a->prim);
-    case AttrValue::Expr: return "None";
-  }
-  return "None";
+  AttrLeaves leaves;
+  leaves.prim = [this](const PrimExpr& p) { return expr(p); };
+  return printAttrValue(ctx, a, leaves);
 }
 
 std::string TirPrinter::attrDict(const AttrsRef& a) {
