@@ -378,6 +378,7 @@ Result<Expr> RelaxBuilder::buildBranch(const std::vector<ast::Stmt*>& body, cons
   const ast::Stmt* last = body.back();
   if (last->kind != SK::Assign || !last->target || last->target->kind != AK::Name || last->target->str != target)
     return finish(Error("both branches of an if must end by binding the same name ('" + target + "')", last->span));
+  if (!last->value) return finish(Error("an annotated name needs a value (`x: R.Tensor(...) = ...`)", last->span));
   if (last->annotation) {
     auto a = evalSInfo(last->annotation, false);
     if (!a.ok()) return finish(a.error());
