@@ -224,9 +224,14 @@ Status RelaxBuilder::buildStmt(const ast::Stmt* s, Expr*) {
   switch (s->kind) {
     case SK::Assign: return buildAssign(s);
     case SK::ExprStmt: return buildExprStmt(s);
-    case SK::If:
+    case SK::If: {
       if (bb_.inDataflow()) return Error("'if' is not allowed inside a dataflow block", s->span);
-      return buildIf(s);
+      Status st = buildIf(s);
+      // A failed if still "defines" its result name, so later uses do not report again.
+      const ast::Stmt* last = s->body.empty() ? nullptr : s->body.back();
+      if (!st.ok() && last && last->kind == SK::Assign && last->target && last->target->kind == AK::Name) poisoned_.insert(last->target->str);
+      return st;
+    }
     case SK::FunctionDef: return buildNestedFunction(s);
     case SK::Pass: return okStatus();
     case SK::For: return Error("loops are not allowed in Relax functions; use recursion through a module function", s->span);
