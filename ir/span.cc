@@ -23,12 +23,22 @@ const Source& get(uint32_t file) {
 }
 }  // namespace
 
+// Only the most recent texts are kept, so a long session (REPL, fuzzer) does not grow without
+// bound; a diagnostic about an older text still has its file:line:col, just not the line itself.
+constexpr size_t kKeptTexts = 64;
+
 uint32_t add(std::string name, std::string text) {
   Source s{std::move(name), std::move(text), {0}};
   for (uint32_t i = 0; i < s.text.size(); ++i)
     if (s.text[i] == '\n') s.lineStarts.push_back(i + 1);
-  registry().push_back(std::move(s));
-  return uint32_t(registry().size());
+  auto& r = registry();
+  r.push_back(std::move(s));
+  if (r.size() > kKeptTexts) {
+    Source& old = r[r.size() - 1 - kKeptTexts];
+    std::string().swap(old.text);
+    std::vector<uint32_t>().swap(old.lineStarts);
+  }
+  return uint32_t(r.size());
 }
 const std::string& name(uint32_t file) { return get(file).name; }
 const std::string& text(uint32_t file) { return get(file).text; }
