@@ -699,7 +699,8 @@ Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offs
   st.first = sources::spanAt(file, offset, 1);
   size_t nl = text.find('\n');
   st.firstNewline = text.data() + (nl == std::string_view::npos ? text.size() : nl);
-  pegtl::memory_input<> in(text.data(), text.size(), "");
+  // Lazy tracking: positions are computed only for errors, not on every consumed byte.
+  pegtl::memory_input<pegtl::tracking_mode::lazy> in(text.data(), text.size(), "");
   try {
     if (!pegtl::parse<g::line, Action, Control>(in, st)) {
       return Error("invalid syntax", sources::spanAt(file, offset, uint32_t(text.size())));
