@@ -12,6 +12,7 @@
 
 #include "ir/file_util.h"
 #include "parser/parser.h"
+#include "passes/registry.h"
 #include "printer/printer.h"
 
 namespace {
@@ -63,6 +64,16 @@ std::string produce(const std::string& mode, const std::string& input, const std
   auto mod = rlx::parseModule(input, name, diag);
   if (mode == "errors") return mod ? "no error\n" : diag.render(false);
   if (!mod) return "parse failed:\n" + diag.render(false);
+  // `# RUN: opt -p PIPELINE` on the first line runs passes before printing.
+  const std::string run = "# RUN: opt -p ";
+  if (input.compare(0, run.size(), run) == 0) {
+    std::string pipeline = input.substr(run.size(), input.find('\n') - run.size());
+    auto passes = rlx::parsePipeline(pipeline);
+    if (!passes.ok()) return "bad pipeline: " + passes.error().message + "\n";
+    auto result = rlx::runSequential(passes.value(), mod, rlx::PassContext());
+    if (!result.ok()) return "pass failed: " + result.error().message + "\n";
+    mod = result.value();
+  }
   std::string text = rlx::printModule(mod);
   // Round trip: printing the re-parsed output gives the same bytes.
   rlx::DiagnosticEngine diag2;

@@ -9,5 +9,6 @@ namespace rlx::tools {
 int runPrint(const std::vector<std::string>& args, bool color);
 int runCheck(const std::vector<std::string>& args, bool color);
 int runEq(const std::vector<std::string>& args, bool color);
+int runOpt(const std::vector<std::string>& args, bool color);
 
 }  // namespace rlx::tools

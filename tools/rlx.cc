@@ -20,6 +20,7 @@ commands:
   print FILE [-o OUT]   parse, check and print canonically (metadata constants go to OUT's .safetensors)
   check FILE            parse and verify; diagnostics only (exit 0 when well-formed)
   eq A B                structural equality; prints the first mismatch path (exit 0 when equal)
+  opt FILE -p PIPELINE  run passes; --print-changed=diff shows what each pass changed
 
 FILE may be '-' for standard input. `rlx COMMAND --help` describes one command.
 )";
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   if (cmd == "print") return rlx::tools::runPrint(args, color);
   if (cmd == "check") return rlx::tools::runCheck(args, color);
   if (cmd == "eq") return rlx::tools::runEq(args, color);
+  if (cmd == "opt") return rlx::tools::runOpt(args, color);
   std::fprintf(stderr, "rlx: unknown command '%s'\n%s", cmd.c_str(), kUsage);
   return 2;
 }

@@ -1,0 +1,121 @@
+// Default ExprMutator traversal: children first, then a new node only when a child changed.
+// Struct info is carried over from the old node (passes that change types re-normalize).
+#include "ir/expr_mutator.h"
+
+namespace rlx {
+
+namespace {
+template <typename T>
+bool sameList(const std::vector<T>& a, const std::vector<T>& b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!a[i].same(b[i])) return false;
+  return true;
+}
+template <typename T>
+Ref<T> keepInfo(Ref<T> fresh, const Expr& old) {
+  fresh->sinfo = old->sinfo;
+  fresh->span = old->span;
+  return fresh;
+}
+}  // namespace
+
+Expr ExprMutator::mutate(const Expr& e) {
+  if (!e) return e;
+  switch (e->kind()) {
+    case NodeKind::Var:
+    case NodeKind::DataflowVar: return visitVar(e.as<Var>());
+    case NodeKind::Call: return visitCall(e.as<Call>());
+    case NodeKind::Tuple: return visitTuple(e.as<Tuple>());
+    case NodeKind::TupleGetItem: return visitTupleGetItem(e.as<TupleGetItem>());
+    case NodeKind::If: return visitIf(e.as<If>());
+    case NodeKind::SeqExpr: return visitSeqExpr(e.as<SeqExpr>());
+    case NodeKind::Function: return visitFunction(e.as<Function>());
+    default: return visitLeaf(e);
+  }
+}
+
+Expr ExprMutator::visitVar(const Ref<Var>& v) {
+  auto it = varMap.find(v.get());
+  return it == varMap.end() ? Expr(v) : it->second;
+}
+
+Expr ExprMutator::visitCall(const Ref<Call>& c) {
+  Expr op = mutate(c->op);
+  std::vector<Expr> args;
+  args.reserve(c->args.size());
+  for (auto& a : c->args) args.push_back(mutate(a));
+  if (op.same(c->op) && sameList(args, c->args)) return c;
+  return keepInfo(make<Call>(op, std::move(args), c->attrs, c->sinfoArgs), c);
+}
+
+Expr ExprMutator::visitTuple(const Ref<Tuple>& t) {
+  std::vector<Expr> fields;
+  for (auto& f : t->fields) fields.push_back(mutate(f));
+  if (sameList(fields, t->fields)) return t;
+  return keepInfo(make<Tuple>(std::move(fields)), t);
+}
+
+Expr ExprMutator::visitTupleGetItem(const Ref<TupleGetItem>& t) {
+  Expr tuple = mutate(t->tuple);
+  if (tuple.same(t->tuple)) return t;
+  return keepInfo(make<TupleGetItem>(tuple, t->index), t);
+}
+
+Expr ExprMutator::visitIf(const Ref<If>& i) {
+  Expr c = mutate(i->cond), a = mutate(i->thenBranch), b = mutate(i->elseBranch);
+  if (c.same(i->cond) && a.same(i->thenBranch) && b.same(i->elseBranch)) return i;
+  return keepInfo(make<If>(c, a, b), i);
+}
+
+BindingRef ExprMutator::visitBinding(const BindingRef& b) {
+  Expr value = mutate(b->value);
+  if (value.same(b->value)) return b;
+  auto nb = make<Binding>(b->var, value, b->castSInfo);
+  nb->span = b->span;
+  return nb;
+}
+
+BlockRef ExprMutator::visitBlock(const BlockRef& b) {
+  std::vector<BindingRef> bindings;
+  bool changed = false;
+  for (auto& x : b->bindings) {
+    BindingRef nb = visitBinding(x);
+    if (!nb) {  // a binding removed by the pass
+      changed = true;
+      continue;
+    }
+    changed |= !nb.same(x);
+    bindings.push_back(nb);
+  }
+  if (!changed) return b;
+  if (bindings.empty()) return nullptr;
+  return make<BindingBlock>(std::move(bindings), b->isDataflow());
+}
+
+Expr ExprMutator::visitSeqExpr(const Ref<SeqExpr>& s) {
+  std::vector<BlockRef> blocks;
+  bool changed = false;
+  for (auto& b : s->blocks) {
+    BlockRef nb = visitBlock(b);
+    changed |= !nb.same(b);
+    if (nb) blocks.push_back(nb);
+  }
+  Expr body = mutate(s->body);
+  if (!changed && body.same(s->body)) return s;
+  return keepInfo(make<SeqExpr>(std::move(blocks), body), s);
+}
+
+Expr ExprMutator::visitFunction(const Ref<Function>& f) {
+  Expr body = mutate(f->body);
+  if (body.same(f->body)) return f;
+  return keepInfo(make<Function>(f->params, body, f->retSInfo, f->isPure, f->attrs), f);
+}
+
+Expr substituteVars(const Expr& e, const std::unordered_map<const Var*, Expr>& map) {
+  struct Substituter : ExprMutator {
+    explicit Substituter(const std::unordered_map<const Var*, Expr>& m) { varMap = m; }
+  } s(map);
+  return s.mutate(e);
+}
+
+}  // namespace rlx

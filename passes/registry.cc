@@ -1,0 +1,170 @@
+// Registry table (from passes.def), option accessors and the pipeline-text parser. Option values
+// use the TVMScript literal syntax, parsed by the same grammar as modules.
+#include "passes/registry.h"
+
+#include <algorithm>
+
+#include "parser/ast.h"
+#include "parser/line_parser.h"
+
+namespace rlx {
+
+const std::vector<PassEntry>& passRegistry() {
+  static const std::vector<PassEntry> entries = [] {
+    std::vector<PassEntry> v = {
+#define PASS(Name, Level, Summary) {#Name, Level, Summary, &create##Name##Pass},
+#include "passes/passes.def"
+#undef PASS
+    };
+    std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return std::string(a.name) < b.name; });
+    return v;
+  }();
+  return entries;
+}
+
+const PassEntry* findPass(const std::string& name) {
+  for (auto& e : passRegistry())
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
+std::optional<std::vector<std::string>> PassOptions::strings(const std::string& key) {
+  for (auto& [k, v] : values) {
+    if (k != key) continue;
+    used_.push_back(key);
+    std::vector<std::string> out;
+    if (v && v->kind == AttrValue::Str) out.push_back(v->s);
+    else if (v && v->kind == AttrValue::Array)
+      for (auto& i : v->array)
+        if (i && i->kind == AttrValue::Str) out.push_back(i->s);
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> PassOptions::integer(const std::string& key) {
+  for (auto& [k, v] : values)
+    if (k == key && v && (v->kind == AttrValue::Int || v->kind == AttrValue::Bool)) {
+      used_.push_back(key);
+      return v->kind == AttrValue::Int ? v->i : int64_t(v->b);
+    }
+  return std::nullopt;
+}
+
+std::optional<std::string> PassOptions::string(const std::string& key) {
+  for (auto& [k, v] : values)
+    if (k == key && v && v->kind == AttrValue::Str) {
+      used_.push_back(key);
+      return v->s;
+    }
+  return std::nullopt;
+}
+
+Status PassOptions::finish(const std::string& passName) const {
+  for (auto& [k, v] : values)
+    if (std::find(used_.begin(), used_.end(), k) == used_.end())
+      return Error("pass " + passName + " has no option '" + k + "' (or its value has the wrong type)");
+  return okStatus();
+}
+
+namespace {
+
+Result<Attr> literal(const ast::Expr* e) {
+  using K = ast::Expr::Kind;
+  switch (e->kind) {
+    case K::Int: return AttrValue::integer(e->i);
+    case K::Float: return AttrValue::real(e->d);
+    case K::Bool: return AttrValue::boolean(e->b);
+    case K::Str: return AttrValue::str(e->str);
+    case K::NoneLit: return Attr();
+    case K::UnaryOp:
+      if (e->str == "-" && e->a->kind == K::Int) return AttrValue::integer(-e->a->i);
+      break;
+    case K::List:
+    case K::Tuple: {
+      std::vector<Attr> items;
+      for (auto* i : e->items) {
+        RLX_TRY(a, literal(i));
+        items.push_back(a);
+      }
+      return AttrValue::array_(std::move(items));
+    }
+    default: break;
+  }
+  return Error("pass options take literals: numbers, strings, booleans, None or lists of them");
+}
+
+// Splits at top-level commas (brackets and strings respected).
+std::vector<std::string> splitTopLevel(const std::string& s) {
+  std::vector<std::string> out;
+  int depth = 0;
+  char quote = 0;
+  std::string cur;
+  for (char c : s) {
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+Result<std::vector<Pass>> parsePipeline(const std::string& text) {
+  std::vector<Pass> passes;
+  for (auto& rawItem : splitTopLevel(text)) {
+    std::string item = trim(rawItem);
+    if (item.empty()) continue;
+    std::string name = item.substr(0, item.find('('));
+    name = trim(name);
+    if (name == "O0" || name == "O1" || name == "O2" || name == "O3") {
+      // Presets grow with the catalogue; for now they hold the cleanup passes.
+      RLX_TRY(preset, parsePipeline(name == "O0" ? "" : "DeadCodeElimination"));
+      passes.insert(passes.end(), preset.begin(), preset.end());
+      continue;
+    }
+    const PassEntry* entry = findPass(name);
+    if (!entry) {
+      std::vector<std::string> names;
+      for (auto& e : passRegistry()) names.push_back(e.name);
+      std::string hint = closestName(name, names);
+      return Error("unknown pass '" + name + "'", {}, hint.empty() ? "see `rlx opt --list-passes`" : "did you mean '" + hint + "'?");
+    }
+    PassOptions options;
+    if (item.find('(') != std::string::npos) {
+      ast::Arena arena;
+      auto line = syntax::parseLine(item, 0, 0, arena, 64);
+      if (!line.ok() || !line->stmt || !line->stmt->value || line->stmt->value->kind != ast::Expr::Call)
+        return Error("cannot read the options of " + name + ": expected " + name + "(key=value, ...)");
+      for (auto* a : line->stmt->value->items) {
+        if (a->kind != ast::Expr::Keyword) return Error("options of " + name + " are keyword arguments (key=value)");
+        auto v = literal(a->a);
+        if (!v.ok()) return Error(name + "(" + a->str + "=...): " + v.error().message);
+        options.values.emplace_back(a->str, v.value());
+      }
+    }
+    RLX_TRY(pass, entry->create(options));
+    RLX_TRY_STATUS(options.finish(name));
+    passes.push_back(pass);
+  }
+  return passes;
+}
+
+}  // namespace rlx

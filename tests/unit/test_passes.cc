@@ -1,0 +1,53 @@
+// Pass infrastructure tests: Sequential's opt-level / required / disabled rules, instruments,
+// pipeline-text errors, and unified diffs with hand-checked hunks.
+#include <catch2/catch.hpp>
+
+#include "parser/parser.h"
+#include "passes/registry.h"
+#include "printer/diff.h"
+
+using namespace rlx;
+
+namespace {
+struct Recorder : PassInstrument {
+  std::vector<std::string> ran;
+  void beforePass(const PassInfo& info, const IRModuleRef&) override { ran.push_back(info.name); }
+};
+Pass named(const std::string& name, int level) {
+  return Pass({name, level, {}}, [](const IRModuleRef& m, const PassContext&) -> Result<IRModuleRef> { return m; });
+}
+}  // namespace
+
+TEST_CASE("passes: Sequential skips passes above the opt level unless required; disabled wins", "[passes]") {
+  auto mod = make<IRModule>();
+  auto rec = std::make_shared<Recorder>();
+  PassContext ctx;
+  ctx.optLevel = 1;
+  ctx.instruments.push_back(rec);
+  ctx.requiredPass = {"C"};
+  ctx.disabledPass = {"D"};
+  auto r = runSequential({named("A", 0), named("B", 2), named("C", 3), named("D", 0)}, mod, ctx);
+  REQUIRE(r.ok());
+  CHECK(rec->ran == std::vector<std::string>{"A", "C"});
+}
+
+TEST_CASE("passes: pipeline text errors name the problem", "[passes]") {
+  auto bad = parsePipeline("DeadCodeElimnation");
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().message == "unknown pass 'DeadCodeElimnation'");
+  CHECK(bad.error().hint == "did you mean 'DeadCodeElimination'?");
+  auto opt = parsePipeline("RemoveUnusedFunctions(entry=[\"main\"])");
+  REQUIRE(!opt.ok());
+  CHECK(opt.error().message.find("has no option 'entry'") != std::string::npos);
+  auto ok = parsePipeline("DeadCodeElimination(entry_functions=[\"main\", \"f\"]), AttachGlobalSymbol");
+  REQUIRE(ok.ok());
+  CHECK(ok.value().size() == 2);
+}
+
+TEST_CASE("diff: unified hunks with context and line numbers", "[passes]") {
+  std::string a = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+  std::string b = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n11\n";
+  std::string d = unifiedDiff(a, b, "a", "b", 2);
+  CHECK(d == "--- a\n+++ b\n@@ -3,5 +3,5 @@\n 3\n 4\n-5\n+five\n 6\n 7\n@@ -9,2 +9,3 @@\n 9\n 10\n+11\n");
+  CHECK(unifiedDiff(a, a, "a", "b").empty());
+}

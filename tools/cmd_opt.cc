@@ -1,0 +1,189 @@
+// `rlx opt`: parse, run a pass pipeline with instruments (print-changed diffs, print before/after,
+// verify-each), print or write the result. The pipeline syntax is the shell's.
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "ir/file_util.h"
+#include "ir/verifier.h"
+#include "parser/parser.h"
+#include "passes/registry.h"
+#include "printer/diff.h"
+#include "printer/printer.h"
+#include "tools/commands.h"
+
+namespace rlx::tools {
+
+namespace {
+
+const char* kOptHelp = R"(usage: rlx opt FILE -p PIPELINE [options]
+
+Runs passes over FILE ('-' = stdin) and prints the result (or writes it with -o).
+PIPELINE is a comma-separated list: `DeadCodeElimination,RemoveUnusedFunctions(entry_functions=["main"])`.
+
+options:
+  -p, --passes PIPELINE      the passes to run, in order (O0..O3 presets allowed)
+  -o OUT                     write the result atomically instead of printing it
+  --print-changed[=diff|quiet]  after each pass: a banner and a unified diff (default diff),
+                             or only the banner of passes that changed something (quiet)
+  --print-before=all|A,B     print the module before the named passes (or all)
+  --print-after=all|A,B      print the module after the named passes (or all)
+  --verify-each              run the verifier after every pass; stop at the pass that broke the module
+  --opt-level=N              skip passes whose opt_level is above N (default 2)
+  --disable=A,B              never run these passes
+  --list-passes              list every pass with its opt_level and summary
+Banners are comment lines, so the output stays parseable.
+)";
+
+bool matches(const std::string& list, const std::string& name) {
+  if (list == "all") return true;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (item == name) return true;
+  return false;
+}
+
+// Prints what the options ask for around every pass; verifies when asked.
+class CliInstrument : public PassInstrument {
+ public:
+  std::string printChanged;  // "", "diff", "quiet"
+  std::string printBefore, printAfter;
+  bool verifyEach = false;
+  bool color = false;
+  int index = 0;
+
+  void beforePass(const PassInfo& info, const IRModuleRef& mod) override {
+    ++index;
+    if (!printBefore.empty() && matches(printBefore, info.name))
+      std::printf("# *** IR before %s (pass %d) ***\n%s\n", info.name.c_str(), index, printModule(mod).c_str());
+  }
+  Status afterPass(const PassInfo& info, const IRModuleRef& before, const IRModuleRef& after) override {
+    if (!printAfter.empty() && matches(printAfter, info.name))
+      std::printf("# *** IR after %s (pass %d) ***\n%s\n", info.name.c_str(), index, printModule(after).c_str());
+    if (!printChanged.empty()) {
+      std::string diff = after.same(before) ? "" : unifiedDiff(printModule(before), printModule(after), "before " + info.name, "after " + info.name, 3, color);
+      if (diff.empty()) {
+        if (printChanged == "diff") std::printf("# *** %s (pass %d): no change ***\n", info.name.c_str(), index);
+      } else {
+        std::printf("# *** %s (pass %d): changed ***\n", info.name.c_str(), index);
+        if (printChanged == "diff") {
+          // Diff lines become comments so the whole output stays a parseable module.
+          std::stringstream ss(diff);
+          std::string line;
+          while (std::getline(ss, line)) std::printf("# %s\n", line.c_str());
+        }
+      }
+    }
+    if (verifyEach) {
+      auto problems = verifyModule(after);
+      if (!problems.empty()) {
+        Error e = problems.front();
+        e.message = "after pass " + info.name + ": " + e.message + " (the module before this pass is kept)";
+        return e;
+      }
+    }
+    return okStatus();
+  }
+};
+
+int usage(const std::string& msg) {
+  std::fprintf(stderr, "rlx opt: %s (see `rlx opt --help`)\n", msg.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int runOpt(const std::vector<std::string>& args, bool color) {
+  std::string input, output, pipeline;
+  bool havePipeline = false;
+  auto inst = std::make_shared<CliInstrument>();
+  inst->color = color && isatty(1) && !std::getenv("NO_COLOR");
+  PassContext ctx;
+  auto value = [&](const std::string& arg, const std::string& flag) -> std::optional<std::string> {
+    if (arg.compare(0, flag.size() + 1, flag + "=") == 0) return arg.substr(flag.size() + 1);
+    return std::nullopt;
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kOptHelp, stdout);
+      return 0;
+    }
+    if (a == "--list-passes") {
+      for (auto& p : passRegistry()) std::printf("%-28s O%d  %s\n", p.name, p.optLevel, p.summary);
+      return 0;
+    }
+    if (a == "-p" || a == "--passes") {
+      if (i + 1 >= args.size()) return usage(a + " needs a pipeline");
+      pipeline = args[++i];
+      havePipeline = true;
+    } else if (auto v = value(a, "--passes")) {
+      pipeline = *v;
+      havePipeline = true;
+    } else if (a == "-o") {
+      if (i + 1 >= args.size()) return usage("-o needs a file name");
+      output = args[++i];
+    } else if (a == "--print-changed") {
+      inst->printChanged = "diff";
+    } else if (auto v = value(a, "--print-changed")) {
+      if (*v != "diff" && *v != "quiet") return usage("--print-changed takes diff or quiet");
+      inst->printChanged = *v;
+    } else if (auto v = value(a, "--print-before")) {
+      inst->printBefore = *v;
+    } else if (auto v = value(a, "--print-after")) {
+      inst->printAfter = *v;
+    } else if (a == "--verify-each") {
+      inst->verifyEach = true;
+    } else if (auto v = value(a, "--opt-level")) {
+      if (v->empty() || v->find_first_not_of("0123456789") != std::string::npos) return usage("--opt-level takes a number");
+      ctx.optLevel = std::stoi(*v);
+    } else if (auto v = value(a, "--disable")) {
+      std::stringstream ss(*v);
+      std::string item;
+      while (std::getline(ss, item, ',')) {
+        if (!findPass(item)) return usage("--disable: unknown pass '" + item + "'");
+        ctx.disabledPass.push_back(item);
+      }
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      return usage("unknown option '" + a + "'");
+    } else if (input.empty()) {
+      input = a;
+    } else {
+      return usage("more than one input file");
+    }
+  }
+  if (input.empty()) return usage("missing input file");
+  if (!havePipeline) return usage("missing -p PIPELINE");
+  auto passes = parsePipeline(pipeline);
+  if (!passes.ok()) {
+    std::fprintf(stderr, "rlx opt: %s\n%s", passes.error().message.c_str(), passes.error().hint.empty() ? "" : ("  hint: " + passes.error().hint + "\n").c_str());
+    return 2;
+  }
+  DiagnosticEngine diag;
+  auto mod = parseFile(input, diag);
+  if (!mod) {
+    std::fputs(diag.render(color).c_str(), stderr);
+    return 1;
+  }
+  ctx.instruments.push_back(inst);
+  auto result = runSequential(passes.value(), mod, ctx);
+  if (!result.ok()) {
+    std::fputs(renderError(result.error(), color).c_str(), stderr);
+    return 1;
+  }
+  std::string text = printModule(result.value());
+  if (output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  auto st = writeFileAtomically(output, text);
+  if (!st.ok()) {
+    std::fprintf(stderr, "rlx opt: %s\n", st.error().message.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace rlx::tools
