@@ -1,0 +1,53 @@
+// RemovePurityChecking: marks every pure function "relax.force_pure" (its body may now call impure
+// builtins that lowering introduces) and unwraps pure-override calls into their plain forms:
+// R.call_pure_packed(f, ...) -> R.call_packed(f, ...), R.invoke_pure_closure -> R.invoke_closure.
+#include "ir/expr_mutator.h"
+#include "ir/op.h"
+#include "passes/registry.h"
+
+namespace rlx {
+
+namespace {
+
+class Unwrap : public ExprMutator {
+ protected:
+  Expr visitCall(const Ref<Call>& c) override {
+    Expr e = ExprMutator::visitCall(c);
+    auto call = e.as<Call>();
+    const std::string& op = call->opName();
+    if (op == "relax.call_pure_packed" && !call->args.empty()) {
+      std::vector<Expr> rest(call->args.begin() + 1, call->args.end());
+      Expr out = make<Call>(call->args[0], std::move(rest), call->attrs, call->sinfoArgs);
+      out->sinfo = call->sinfo;
+      out->span = call->span;
+      return out;
+    }
+    if (op == "relax.invoke_pure_closure" && findOp("relax.invoke_closure")) {
+      Expr out = make<Call>(opRef("relax.invoke_closure"), call->args, call->attrs, call->sinfoArgs);
+      out->sinfo = call->sinfo;
+      out->span = call->span;
+      return out;
+    }
+    return e;
+  }
+  Expr visitFunction(const Ref<Function>& f) override {
+    Expr body = mutate(f->body);
+    if (!f->isPure) return body.same(f->body) ? Expr(f) : Expr(make<Function>(f->params, body, f->retSInfo, f->isPure, f->attrs));
+    auto attrs = withDictAttr(f->attrs, "relax.force_pure", AttrValue::boolean(true));
+    auto nf = make<Function>(f->params, body, f->retSInfo, f->isPure, attrs);
+    nf->sinfo = f->sinfo;
+    nf->span = f->span;
+    return nf;
+  }
+};
+
+}  // namespace
+
+Result<Pass> createRemovePurityCheckingPass(PassOptions&) {
+  return makeFunctionPass({"RemovePurityChecking", 0, {}}, [](const Expr& func, const GlobalVarRef&, const IRModuleRef&) -> Result<Expr> {
+    Unwrap u;
+    return u.mutate(func);
+  });
+}
+
+}  // namespace rlx
