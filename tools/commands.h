@@ -10,5 +10,6 @@ int runPrint(const std::vector<std::string>& args, bool color);
 int runCheck(const std::vector<std::string>& args, bool color);
 int runEq(const std::vector<std::string>& args, bool color);
 int runOpt(const std::vector<std::string>& args, bool color);
+int runTest(const std::vector<std::string>& args, bool color);
 
 }  // namespace rlx::tools

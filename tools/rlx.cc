@@ -21,6 +21,7 @@ commands:
   check FILE            parse and verify; diagnostics only (exit 0 when well-formed)
   eq A B                structural equality; prints the first mismatch path (exit 0 when equal)
   opt FILE -p PIPELINE  run passes; --print-changed=diff shows what each pass changed
+  test PATH...          run golden files (input, expected output); --update re-blesses
 
 FILE may be '-' for standard input. `rlx COMMAND --help` describes one command.
 )";
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   if (cmd == "check") return rlx::tools::runCheck(args, color);
   if (cmd == "eq") return rlx::tools::runEq(args, color);
   if (cmd == "opt") return rlx::tools::runOpt(args, color);
+  if (cmd == "test") return rlx::tools::runTest(args, color);
   std::fprintf(stderr, "rlx: unknown command '%s'\n%s", cmd.c_str(), kUsage);
   return 2;
 }

@@ -1,5 +1,5 @@
-// Golden-file test runner: each file holds an input, a marker line, then the exact expected output
-// (canonical print, or diagnostics for tests/golden/errors). UPDATE_GOLDEN=1 rewrites expectations.
+// `rlx test`: golden-file testing for users and for rlx's own tests. A file holds an optional
+// `# RUN: opt -p PIPELINE` line, the input, a marker line, then the exact expected output.
 #include <dirent.h>
 
 #include <algorithm>
@@ -13,7 +13,11 @@
 #include "ir/file_util.h"
 #include "parser/parser.h"
 #include "passes/registry.h"
+#include "printer/diff.h"
 #include "printer/printer.h"
+#include "tools/commands.h"
+
+namespace rlx::tools {
 
 namespace {
 
@@ -39,21 +43,16 @@ std::vector<std::string> listFiles(const std::string& dir, const std::string& su
   return out;
 }
 
-// A minimal line diff: the first differing line with context, enough to see what changed.
+// The failure report: a unified diff of expected vs actual output, indented under the FAIL line.
 std::string describeDiff(const std::string& want, const std::string& got) {
-  std::istringstream a(want), b(got);
-  std::string la, lb, out;
-  int line = 1;
-  while (true) {
-    bool ha = bool(std::getline(a, la)), hb = bool(std::getline(b, lb));
-    if (!ha && !hb) break;
-    if (!ha || !hb || la != lb) {
-      out += "  first difference at output line " + std::to_string(line) + ":\n";
-      out += "  - expected: " + (ha ? la : "<end of output>") + "\n";
-      out += "  + actual:   " + (hb ? lb : "<end of output>") + "\n";
-      break;
-    }
-    ++line;
+  std::string diff = rlx::unifiedDiff(want, got, "expected", "actual", 2);
+  std::string out;
+  size_t start = 0;
+  while (start < diff.size()) {
+    size_t nl = diff.find('\n', start);
+    if (nl == std::string::npos) nl = diff.size();
+    out += "  " + diff.substr(start, nl - start) + "\n";
+    start = nl + 1;
   }
   return out;
 }
@@ -84,17 +83,51 @@ std::string produce(const std::string& mode, const std::string& input, const std
   return text;
 }
 
+const char* kTestHelp = R"(usage: rlx test [--errors | --corpus] [--update] PATH...
+
+Runs golden files (PATH: files or folders of .relax files). A golden file is:
+  # RUN: opt -p PIPELINE        (optional; without it the input is only parsed and printed)
+  <input module>
+  # ---- expected output (generated; re-bless with UPDATE_GOLDEN=1) ----
+  <exact expected output>
+Every output is also re-parsed and re-printed to check the round trip.
+  --errors   the expected output is the diagnostics of a bad input
+  --corpus   each file is canonical text that must print back byte for byte
+  --update   rewrite the expected output of failing files (same as UPDATE_GOLDEN=1)
+Prints one line per failure with a diff, then "N passed, N failed".)";
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: rlx_golden MODE DIR   (MODE: print | errors | corpus)\n");
+int runTest(const std::vector<std::string>& args, bool) {
+  std::string mode = "print";
+  bool update = std::getenv("UPDATE_GOLDEN") != nullptr;
+  std::vector<std::string> paths;
+  for (auto& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::puts(kTestHelp);
+      return 0;
+    }
+    if (a == "--update") update = true;
+    else if (a == "--errors") mode = "errors";
+    else if (a == "--corpus") mode = "corpus";
+    else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "rlx test: unknown option '%s' (see `rlx test --help`)\n", a.c_str());
+      return 2;
+    } else paths.push_back(a);
+  }
+  if (paths.empty()) {
+    std::fprintf(stderr, "rlx test: give one or more files or folders (see `rlx test --help`)\n");
     return 2;
   }
-  std::string mode = argv[1], dir = argv[2];
-  bool update = std::getenv("UPDATE_GOLDEN") != nullptr;
+  std::vector<std::string> files;
+  for (auto& p : paths) {
+    auto inDir = listFiles(p, ".relax");
+    if (inDir.empty()) files.push_back(p);
+    files.insert(files.end(), inDir.begin(), inDir.end());
+  }
   int passed = 0, failed = 0;
-  for (auto& path : listFiles(dir, ".relax")) {
+  for (auto& path : files) {
+    std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
     std::string content = readFile(path);
     std::string input, expected;
     if (mode == "corpus") {
@@ -130,8 +163,10 @@ int main(int argc, char** argv) {
       }
     }
     ++failed;
-    std::printf("FAIL %s\n%s  re-bless: UPDATE_GOLDEN=1 %s %s %s\n", path.c_str(), describeDiff(expected, got).c_str(), argv[0], argv[1], argv[2]);
+    std::printf("FAIL %s\n%s  re-bless: rlx test%s --update %s\n", path.c_str(), describeDiff(expected, got).c_str(), mode == "errors" ? " --errors" : "", path.c_str());
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }
+
+}  // namespace rlx::tools
