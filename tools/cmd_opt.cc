@@ -2,7 +2,9 @@
 // verify-each), print or write the result. The pipeline syntax is the shell's.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include "ir/file_util.h"
@@ -32,6 +34,8 @@ options:
   --verify-each              run the verifier after every pass; stop at the pass that broke the module
   --opt-level=N              skip passes whose opt_level is above N (default 2)
   --disable=A,B              never run these passes
+  --time-passes              print a table of the time each pass took (to stderr)
+  --dump-dir=DIR             write every state: DIR/000_input.relax, NNN_Pass.relax, NNN_Pass.diff, index.txt
   --list-passes              list every pass with its opt_level and summary
 Banners are comment lines, so the output stays parseable.
 )";
@@ -52,14 +56,32 @@ class CliInstrument : public PassInstrument {
   std::string printBefore, printAfter;
   bool verifyEach = false;
   bool color = false;
+  bool timePasses = false;
+  std::string dumpDir;
   int index = 0;
+  std::vector<std::pair<std::string, double>> times;
+  std::chrono::steady_clock::time_point started;
+  std::string index_;  // the dump directory's index.txt
 
   void beforePass(const PassInfo& info, const IRModuleRef& mod) override {
     ++index;
+    started = std::chrono::steady_clock::now();
     if (!printBefore.empty() && matches(printBefore, info.name))
       std::printf("# *** IR before %s (pass %d) ***\n%s\n", info.name.c_str(), index, printModule(mod).c_str());
   }
   Status afterPass(const PassInfo& info, const IRModuleRef& before, const IRModuleRef& after) override {
+    times.emplace_back(info.name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    if (!dumpDir.empty()) {
+      char prefix[16];
+      std::snprintf(prefix, sizeof prefix, "%03d_", index);
+      std::string base = dumpDir + "/" + prefix + info.name;
+      std::string text = printModule(after);
+      std::string diff = after.same(before) ? "" : unifiedDiff(printModule(before), text, "before " + info.name, "after " + info.name);
+      RLX_TRY_STATUS(writeFileAtomically(base + ".relax", text));
+      RLX_TRY_STATUS(writeFileAtomically(base + ".diff", diff));
+      index_ += std::string(prefix) + info.name + (diff.empty() ? "  (no change)\n" : "  (changed)\n");
+      RLX_TRY_STATUS(writeFileAtomically(dumpDir + "/index.txt", index_));
+    }
     if (!printAfter.empty() && matches(printAfter, info.name))
       std::printf("# *** IR after %s (pass %d) ***\n%s\n", info.name.c_str(), index, printModule(after).c_str());
     if (!printChanged.empty()) {
@@ -136,6 +158,10 @@ int runOpt(const std::vector<std::string>& args, bool color) {
       inst->printAfter = *v;
     } else if (a == "--verify-each") {
       inst->verifyEach = true;
+    } else if (a == "--time-passes") {
+      inst->timePasses = true;
+    } else if (auto v = value(a, "--dump-dir")) {
+      inst->dumpDir = *v;
     } else if (auto v = value(a, "--opt-level")) {
       if (v->empty() || v->find_first_not_of("0123456789") != std::string::npos) return usage("--opt-level takes a number");
       ctx.optLevel = std::stoi(*v);
@@ -168,7 +194,24 @@ int runOpt(const std::vector<std::string>& args, bool color) {
     return 1;
   }
   ctx.instruments.push_back(inst);
+  if (!inst->dumpDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(inst->dumpDir, ec);
+    auto st = writeFileAtomically(inst->dumpDir + "/000_input.relax", printModule(mod));
+    if (ec || !st.ok()) {
+      std::fprintf(stderr, "rlx opt: cannot write to '%s'\n", inst->dumpDir.c_str());
+      return 1;
+    }
+    inst->index_ = "000_input\n";
+  }
   auto result = runSequential(passes.value(), mod, ctx);
+  if (inst->timePasses) {
+    double total = 0;
+    for (auto& [n, t] : inst->times) total += t;
+    std::fprintf(stderr, "%-32s %10s %7s\n", "pass", "time (ms)", "share");
+    for (auto& [n, t] : inst->times) std::fprintf(stderr, "%-32s %10.3f %6.1f%%\n", n.c_str(), t * 1e3, total > 0 ? 100 * t / total : 0.0);
+    std::fprintf(stderr, "%-32s %10.3f\n", "total", total * 1e3);
+  }
   if (!result.ok()) {
     std::fputs(renderError(result.error(), color).c_str(), stderr);
     return 1;
