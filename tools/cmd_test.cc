@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -14,6 +15,7 @@
 #include "parser/parser.h"
 #include "passes/registry.h"
 #include "printer/diff.h"
+#include "repl/session.h"
 #include "printer/printer.h"
 #include "tools/commands.h"
 
@@ -58,7 +60,33 @@ std::string describeDiff(const std::string& want, const std::string& got) {
 }
 
 // Runs one mode on an input; the produced text is compared with the expectation.
-std::string produce(const std::string& mode, const std::string& input, const std::string& name) {
+// A shell transcript: the input lines are fed to a session; the output is everything it printed.
+std::string transcript(const std::string& input, const std::string& dir) {
+  // Paths in the commands are relative to the test file, wherever the tests run from.
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  if (!dir.empty()) std::filesystem::current_path(dir, ec);
+  struct Restore {
+    std::filesystem::path p;
+    ~Restore() {
+      std::error_code e;
+      if (!p.empty()) std::filesystem::current_path(p, e);
+    }
+  } restore{cwd};
+  std::string out;
+  rlx::repl::Session session([&](const std::string& s) { out += s; });
+  std::istringstream in(input);
+  std::string line;
+  while (std::getline(in, line)) {
+    out += "rlx> " + line + "\n";
+    if (!session.feed(line)) return out;
+  }
+  session.finish();
+  return out;
+}
+
+std::string produce(const std::string& mode, const std::string& input, const std::string& name, const std::string& dir = "") {
+  if (mode == "repl") return transcript(input, dir);
   rlx::DiagnosticEngine diag;
   auto mod = rlx::parseModule(input, name, diag);
   if (mode == "errors") return mod ? "no error\n" : diag.render(false);
@@ -93,6 +121,7 @@ Runs golden files (PATH: files or folders of .relax files). A golden file is:
 Every output is also re-parsed and re-printed to check the round trip.
   --errors   the expected output is the diagnostics of a bad input
   --corpus   each file is canonical text that must print back byte for byte
+  --repl     each .rlx file holds shell commands; the expected output is the session transcript
   --update   rewrite the expected output of failing files (same as UPDATE_GOLDEN=1)
 Prints one line per failure with a diff, then "N passed, N failed".)";
 
@@ -110,6 +139,7 @@ int runTest(const std::vector<std::string>& args, bool) {
     if (a == "--update") update = true;
     else if (a == "--errors") mode = "errors";
     else if (a == "--corpus") mode = "corpus";
+    else if (a == "--repl") mode = "repl";
     else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "rlx test: unknown option '%s' (see `rlx test --help`)\n", a.c_str());
       return 2;
@@ -121,13 +151,19 @@ int runTest(const std::vector<std::string>& args, bool) {
   }
   std::vector<std::string> files;
   for (auto& p : paths) {
-    auto inDir = listFiles(p, ".relax");
+    auto inDir = listFiles(p, mode == "repl" ? ".rlx" : ".relax");
     if (inDir.empty()) files.push_back(p);
     files.insert(files.end(), inDir.begin(), inDir.end());
   }
   int passed = 0, failed = 0;
   for (auto& path : files) {
     std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
+    std::ifstream probe(path);
+    if (!probe) {
+      ++failed;
+      std::printf("FAIL %s: cannot read the file\n", path.c_str());
+      continue;
+    }
     std::string content = readFile(path);
     std::string input, expected;
     if (mode == "corpus") {
@@ -149,7 +185,7 @@ int runTest(const std::vector<std::string>& args, bool) {
     // where the checkout lives.
     std::string display = path.substr(path.find_last_of('/', path.size() - 1) + 1);
     std::string folder = dir.substr(dir.find_last_of('/') + 1);
-    std::string got = produce(mode, input, folder + "/" + display);
+    std::string got = produce(mode, input, folder + "/" + display, dir);
     if (got == expected) {
       ++passed;
       continue;
@@ -163,7 +199,7 @@ int runTest(const std::vector<std::string>& args, bool) {
       }
     }
     ++failed;
-    std::printf("FAIL %s\n%s  re-bless: rlx test%s --update %s\n", path.c_str(), describeDiff(expected, got).c_str(), mode == "errors" ? " --errors" : "", path.c_str());
+    std::printf("FAIL %s\n%s  re-bless: rlx test%s --update %s\n", path.c_str(), describeDiff(expected, got).c_str(), mode == "print" ? "" : (" --" + mode).c_str(), path.c_str());
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;

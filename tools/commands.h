@@ -11,5 +11,6 @@ int runCheck(const std::vector<std::string>& args, bool color);
 int runEq(const std::vector<std::string>& args, bool color);
 int runOpt(const std::vector<std::string>& args, bool color);
 int runTest(const std::vector<std::string>& args, bool color);
+int runRepl(const std::vector<std::string>& args, bool color);
 
 }  // namespace rlx::tools

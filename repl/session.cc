@@ -1,0 +1,336 @@
+// Session: the shell's command interpreter. Every state is kept (the IR is immutable, so this is
+// cheap); undo moves to a state's parent, and a new pass application after undo starts a branch.
+#include "repl/session.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "ir/file_util.h"
+#include "ir/structural_equal.h"
+#include "ir/verifier.h"
+#include "parser/parser.h"
+#include "passes/registry.h"
+#include "printer/diff.h"
+#include "printer/printer.h"
+
+namespace rlx::repl {
+
+namespace {
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+bool startsPaste(const std::string& t) {
+  for (const char* p : {"@I.ir_module", "@R.function", "@T.prim_func", "@tvm.script", "class ", "def ", "# from tvm.script"})
+    if (t.compare(0, std::string(p).size(), p) == 0) return true;
+  return false;
+}
+
+struct CommandDoc {
+  const char* name;
+  const char* usage;
+  const char* summary;
+};
+const CommandDoc kCommands[] = {
+    {":load", ":load FILE", "parse FILE into a new session state @0"},
+    {":reload", ":reload", "load the same file again"},
+    {":show", ":show [@N] [FUNC]", "print the current state (or @N, or one function)"},
+    {":apply", ":apply PIPELINE", "run passes one at a time; each change becomes a new state with a diff"},
+    {":undo", ":undo", "go back to the state the current one came from"},
+    {":redo", ":redo", "go forward again after :undo"},
+    {":history", ":history", "list every state and how it was made"},
+    {":diff", ":diff @A @B [FUNC]", "unified diff between two states"},
+    {":eq", ":eq @A @B", "structural equality of two states (or the first mismatch)"},
+    {":passes", ":passes [PATTERN]", "list passes with their opt level and summary"},
+    {":set", ":set opt_level N | verify on|off | color on|off", "session options"},
+    {":focus", ":focus [FUNC]", "limit shown diffs to one function (no argument: all)"},
+    {":save", ":save FILE", "write the current state (atomically)"},
+    {":save-test", ":save-test FILE", "write a golden test: input @0, the pipeline applied, expected output"},
+    {":help", ":help [COMMAND]", "this help"},
+    {":quit", ":quit", "leave the shell"},
+};
+
+}  // namespace
+
+void Session::push(IRModuleRef mod, const std::string& how) {
+  states_.push_back({std::move(mod), how + (states_.empty() ? "" : " @" + std::to_string(current_))});
+  current_ = states_.size() - 1;
+  redo_.clear();
+}
+
+const Session::State* Session::stateArg(const std::string& w) {
+  if (w.size() < 2 || w[0] != '@' || w.find_first_not_of("0123456789", 1) != std::string::npos) return nullptr;
+  size_t i = std::stoul(w.substr(1));
+  return i < states_.size() ? &states_[i] : nullptr;
+}
+
+std::string Session::showText(const IRModuleRef& mod, const std::string& func) const {
+  if (func.empty()) return printModule(mod);
+  auto* e = mod->find(func);
+  if (!e) return "";
+  return printFunction(e->func, func);
+}
+
+void Session::load(const std::string& path) {
+  DiagnosticEngine diag;
+  auto mod = parseFile(path, diag);
+  if (!mod) {
+    print(diag.render(false));
+    error("nothing loaded; the session is unchanged");
+    return;
+  }
+  states_.clear();
+  loadedFile_ = path;
+  push(mod, "load " + path);
+  print("@0 loaded " + path + " (" + std::to_string(mod->functions.size()) + " functions)\n");
+}
+
+void Session::applyPipeline(const std::string& pipeline) {
+  if (states_.empty()) {
+    error("no module yet: :load FILE or paste one");
+    return;
+  }
+  auto passes = parsePipeline(pipeline);
+  if (!passes.ok()) {
+    error(passes.error().message + (passes.error().hint.empty() ? "" : " (" + passes.error().hint + ")"));
+    return;
+  }
+  PassContext ctx;
+  ctx.optLevel = optLevel_;
+  for (auto& p : passes.value()) {
+    if (p.info().optLevel > optLevel_) {
+      print(p.info().name + ": skipped (its opt_level " + std::to_string(p.info().optLevel) + " is above the session's " + std::to_string(optLevel_) + "; :set opt_level to change it)\n");
+      continue;
+    }
+    IRModuleRef before = states_[current_].mod;
+    auto r = runSequential({p}, before, ctx);
+    if (!r.ok()) {
+      error(r.error().message + "; the state stays @" + std::to_string(current_));
+      return;
+    }
+    if (verify_) {
+      auto problems = verifyModule(r.value());
+      if (!problems.empty()) {
+        error("after " + p.info().name + ": " + problems[0].message + "; the state stays @" + std::to_string(current_));
+        return;
+      }
+    }
+    std::string a = showText(before, focus_), b = showText(r.value(), focus_);
+    std::string diff = r.value().same(before) ? "" : unifiedDiff(a, b, "@" + std::to_string(current_), "@" + std::to_string(states_.size()), 3, color);
+    if (r.value().same(before) || (diff.empty() && printModule(before) == printModule(r.value()))) {
+      print(p.info().name + ": (no change)\n");
+      continue;
+    }
+    size_t from = current_;
+    push(r.value(), p.info().name);
+    print("@" + std::to_string(current_) + " = " + p.info().name + "(@" + std::to_string(from) + ")\n" + diff);
+  }
+}
+
+void Session::paste(const std::string& text) {
+  DiagnosticEngine diag;
+  bool lone = false;
+  ParseOptions opts;
+  opts.loneFunction = &lone;
+  auto mod = parseModule(text, "<paste>", diag, opts);
+  if (!mod) {
+    print(diag.render(false));
+    error("the pasted text was not applied");
+    return;
+  }
+  bool isModule = text.find("@I.ir_module") != std::string::npos || text.find("class ") != std::string::npos;
+  if (isModule || states_.empty()) {
+    push(mod, "paste");
+    print("@" + std::to_string(current_) + " = pasted module (" + std::to_string(mod->functions.size()) + " functions)\n");
+    return;
+  }
+  // Functions define or replace functions of the current module.
+  IRModuleRef cur = states_[current_].mod;
+  std::string names;
+  for (auto& e : mod->functions) {
+    cur = withFunction(cur, e.gvar, e.func);
+    names += (names.empty() ? "" : ", ") + e.gvar->name;
+  }
+  push(cur, "paste");
+  print("@" + std::to_string(current_) + " = defined " + names + "\n");
+}
+
+void Session::help(const std::string& topic) {
+  for (auto& c : kCommands)
+    if (topic.empty() || topic == c.name || ":" + topic == c.name) print(std::string("  ") + c.usage + std::string(std::max<int>(2, 34 - int(std::string(c.usage).size())), ' ') + c.summary + "\n");
+  if (topic.empty())
+    print("  PASS[,PASS(opt=v)...]             a bare pipeline applies it like :apply\n"
+          "  <paste TVMScript>                 a module replaces the state; functions are added/replaced\n");
+}
+
+bool Session::command(const std::string& line) {
+  auto w = words(line);
+  const std::string& cmd = w[0];
+  std::string rest = trim(line.substr(cmd.size()));
+  auto needModule = [&]() {
+    if (states_.empty()) error("no module yet: :load FILE or paste one");
+    return !states_.empty();
+  };
+  if (cmd == ":quit" || cmd == ":q" || cmd == ":exit") return false;
+  if (cmd == ":help" || cmd == ":h") {
+    help(w.size() > 1 ? w[1] : "");
+  } else if (cmd == ":load") {
+    if (w.size() != 2) error("usage: :load FILE");
+    else load(w[1]);
+  } else if (cmd == ":reload") {
+    if (loadedFile_.empty()) error("nothing was loaded from a file");
+    else load(loadedFile_);
+  } else if (cmd == ":show") {
+    if (!needModule()) return true;
+    const State* s = &states_[current_];
+    std::string func;
+    for (size_t i = 1; i < w.size(); ++i) {
+      if (w[i][0] == '@') {
+        s = stateArg(w[i]);
+        if (!s) return error("no state " + w[i]), true;
+      } else {
+        func = w[i];
+      }
+    }
+    std::string text = showText(s->mod, func);
+    if (text.empty()) error("no function named '" + func + "'");
+    else print(text);
+  } else if (cmd == ":apply") {
+    applyPipeline(rest);
+  } else if (cmd == ":undo") {
+    if (!needModule()) return true;
+    auto& how = states_[current_].how;
+    size_t at = how.rfind(" @");
+    if (at == std::string::npos) return error("nothing to undo"), true;
+    redo_.push_back(current_);
+    current_ = std::stoul(how.substr(at + 2));
+    print("now at @" + std::to_string(current_) + "\n");
+  } else if (cmd == ":redo") {
+    if (redo_.empty()) return error("nothing to redo"), true;
+    current_ = redo_.back();
+    redo_.pop_back();
+    print("now at @" + std::to_string(current_) + "\n");
+  } else if (cmd == ":history") {
+    for (size_t i = 0; i < states_.size(); ++i) print((i == current_ ? "* @" : "  @") + std::to_string(i) + "  " + states_[i].how + "\n");
+  } else if (cmd == ":diff" || cmd == ":eq") {
+    if (w.size() < 3) return error("usage: " + cmd + " @A @B" + (cmd == ":diff" ? " [FUNC]" : "")), true;
+    const State* a = stateArg(w[1]);
+    const State* b = stateArg(w[2]);
+    if (!a || !b) return error("no such state (see :history)"), true;
+    if (cmd == ":eq") {
+      auto r = structuralEqual(Ref<Object>(a->mod), Ref<Object>(b->mod));
+      print(r.equal ? "equal\n" : "not equal at " + r.path + "\n  " + w[1] + ": " + r.lhs + "\n  " + w[2] + ": " + r.rhs + "\n");
+      return true;
+    }
+    std::string func = w.size() > 3 ? w[3] : focus_;
+    std::string d = unifiedDiff(showText(a->mod, func), showText(b->mod, func), w[1], w[2], 3, color);
+    print(d.empty() ? "(no difference)\n" : d);
+  } else if (cmd == ":passes") {
+    for (auto& p : passRegistry())
+      if (w.size() < 2 || std::string(p.name).find(w[1]) != std::string::npos) print(std::string("  ") + p.name + std::string(std::max<int>(2, 28 - int(std::string(p.name).size())), ' ') + "O" + std::to_string(p.optLevel) + "  " + p.summary + "\n");
+  } else if (cmd == ":set") {
+    if (w.size() != 3) return error("usage: :set opt_level N | verify on|off | color on|off"), true;
+    if (w[1] == "opt_level" && w[2].find_first_not_of("0123456789") == std::string::npos) optLevel_ = std::stoi(w[2]);
+    else if (w[1] == "verify" && (w[2] == "on" || w[2] == "off")) verify_ = w[2] == "on";
+    else if (w[1] == "color" && (w[2] == "on" || w[2] == "off")) color = w[2] == "on";
+    else return error("usage: :set opt_level N | verify on|off | color on|off"), true;
+    print(w[1] + " = " + w[2] + "\n");
+  } else if (cmd == ":focus") {
+    focus_ = w.size() > 1 ? w[1] : "";
+    print(focus_.empty() ? "diffs show the whole module\n" : "diffs show only " + focus_ + "\n");
+  } else if (cmd == ":save") {
+    if (!needModule()) return true;
+    if (w.size() != 2) return error("usage: :save FILE"), true;
+    auto st = writeFileAtomically(w[1], printModule(states_[current_].mod));
+    if (!st.ok()) error(st.error().message);
+    else print("saved @" + std::to_string(current_) + " to " + w[1] + "\n");
+  } else if (cmd == ":save-test") {
+    if (!needModule()) return true;
+    if (w.size() != 2) return error("usage: :save-test FILE"), true;
+    // The pipeline is the pass names on the path from the root to the current state.
+    std::vector<std::string> names;
+    size_t i = current_;
+    while (true) {
+      auto& how = states_[i].how;
+      size_t at = how.rfind(" @");
+      if (at == std::string::npos) break;
+      names.push_back(how.substr(0, at));
+      i = std::stoul(how.substr(at + 2));
+    }
+    std::reverse(names.begin(), names.end());
+    std::string pipeline;
+    for (auto& n : names) pipeline += (pipeline.empty() ? "" : ",") + n;
+    if (pipeline.empty() || pipeline.find("paste") != std::string::npos) return error("the current state was not made by passes from a loaded module"), true;
+    std::string text = "# RUN: opt -p " + pipeline + "\n" + printModule(states_[i].mod) + "# ---- expected output (generated; re-bless with UPDATE_GOLDEN=1) ----\n" + printModule(states_[current_].mod);
+    auto st = writeFileAtomically(w[1], text);
+    if (!st.ok()) error(st.error().message);
+    else print("wrote " + w[1] + " (run it with `rlx test " + w[1] + "`)\n");
+  } else {
+    std::vector<std::string> names;
+    for (auto& c : kCommands) names.push_back(c.name);
+    std::string hint = closestName(cmd, names);
+    error("unknown command '" + cmd + "'" + (hint.empty() ? "" : "; did you mean " + hint + "?"));
+  }
+  return true;
+}
+
+bool Session::feed(const std::string& raw) {
+  std::string t = trim(raw);
+  if (!pending_.empty()) {
+    // A paste ends at an empty line.
+    if (t.empty()) {
+      finish();
+      return true;
+    }
+    pending_.push_back(raw);
+    return true;
+  }
+  if (t.empty() || t[0] == '#') {
+    if (t.compare(0, 17, "# from tvm.script") == 0) pending_.push_back(raw);
+    return true;
+  }
+  if (startsPaste(t)) {
+    pending_.push_back(raw);
+    return true;
+  }
+  if (t[0] == ':') return command(t);
+  applyPipeline(t);  // a bare pipeline
+  return true;
+}
+
+void Session::finish() {
+  if (pending_.empty()) return;
+  std::string text;
+  for (auto& l : pending_) text += l + "\n";
+  pending_.clear();
+  paste(text);
+}
+
+std::vector<std::string> Session::complete(const std::string& lineSoFar) const {
+  size_t start = lineSoFar.find_last_of(" ,(") == std::string::npos ? 0 : lineSoFar.find_last_of(" ,(") + 1;
+  std::string word = lineSoFar.substr(start);
+  std::vector<std::string> out;
+  auto offer = [&](const std::string& c) {
+    if (c.compare(0, word.size(), word) == 0) out.push_back(c);
+  };
+  if (start == 0 && !word.empty() && word[0] == ':') {
+    for (auto& c : kCommands) offer(c.name);
+  } else {
+    for (auto& p : passRegistry()) offer(p.name);
+    if (!states_.empty())
+      for (auto& e : states_[current_].mod->functions) offer(e.gvar->name);
+  }
+  return out;
+}
+
+}  // namespace rlx::repl
