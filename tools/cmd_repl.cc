@@ -68,6 +68,7 @@ int runRepl(const std::vector<std::string>& args, bool) {
   });
   session.color = tty && !std::getenv("NO_COLOR");
   gSession = &session;
+  if (tty) std::puts("rlx shell — :help for commands, TAB completes, :quit or Ctrl-D leaves");
   if (!file.empty() && !session.feed(":load " + file)) return 0;
   if (!commands.empty()) {
     for (auto& c : commands)
@@ -86,7 +87,6 @@ int runRepl(const std::vector<std::string>& args, bool) {
   using_history();
   if (!hist.empty()) read_history(hist.c_str());
   rl_attempted_completion_function = completion;
-  std::puts("rlx shell — :help for commands, TAB completes, :quit or Ctrl-D leaves");
   while (true) {
     char* raw = readline(session.prompt().c_str());
     if (!raw) break;
