@@ -337,6 +337,7 @@ Result<BlockRef> RelaxBuilder::buildDataflow(const ast::Stmt* s) {
   for (auto* st : s->body) {
     if (st->kind == SK::ExprStmt && st->value->kind == AK::Call && st->value->a->dottedName() == "R.output") outputStmt = st;
     if (st->kind == SK::Assign && st->target->kind == AK::Name) counts[st->target->str]++;
+    if (st->kind == SK::FunctionDef) counts[st->name]++;  // a nested function may be an output too
   }
   if (!outputStmt) return Error("a dataflow block must end with R.output(...)", s->span);
   if (outputStmt != s->body.back()) return Error("R.output(...) must be the last statement of the dataflow block", outputStmt->span);
@@ -367,16 +368,28 @@ Result<BlockRef> RelaxBuilder::buildDataflow(const ast::Stmt* s) {
 Result<Expr> RelaxBuilder::buildBranch(const std::vector<ast::Stmt*>& body, const std::string& target, const char* suffix, StructInfo* annotation, Span span) {
   scopes_.emplace_back();
   bb_.beginBlock(false);
+  std::vector<BlockRef> blocks;  // branches may hold dataflow blocks (ConvertToDataflow prints them)
+  auto append = [&](BlockRef b) {
+    if (b) blocks.push_back(std::move(b));
+  };
   auto finish = [&](Result<Expr> r) -> Result<Expr> {
-    BlockRef b = bb_.endBlock();
+    append(bb_.endBlock());
     scopes_.pop_back();
     if (!r.ok()) return r;
-    auto seq = make<SeqExpr>(b ? std::vector<BlockRef>{b} : std::vector<BlockRef>{}, r.value());
+    auto seq = make<SeqExpr>(std::move(blocks), r.value());
     seq->sinfo = sinfoOf(r.value());
     return Expr(seq);
   };
   if (body.empty()) return finish(Error("empty branch", span));
   for (size_t i = 0; i + 1 < body.size(); ++i) {
+    if (body[i]->kind == SK::With) {
+      append(bb_.endBlock());
+      auto df = buildDataflow(body[i]);
+      if (!df.ok()) report(std::move(df.error()));
+      else append(df.value());
+      bb_.beginBlock(false);
+      continue;
+    }
     auto st = buildStmt(body[i], nullptr);
     if (!st.ok()) report(std::move(st.error()));
   }
@@ -441,10 +454,13 @@ Status RelaxBuilder::buildNestedFunction(const ast::Stmt* s) {
         if (a->kind == AK::Keyword && a->str == "pure" && a->a->kind == AK::Bool) pure = a->a->b;
   }
   if (!isRelax) return Error("a nested function needs the @R.function decorator", s->span);
+  // Decided before the body is built: the body's own dataflow blocks swap these maps.
+  bool out = dataflowOutputs_.count(s->name) && pendingBindings_[s->name] == 1;
+  if (bb_.inDataflow()) pendingBindings_[s->name]--;
   FunctionRef f = buildFunction(s, pure, true, "");
   if (!f) return okStatus();  // errors already reported
   RLX_TRY(n, bb_.normalize(f));
-  RLX_TRY(var, bb_.emit(n, s->name, s->span));
+  RLX_TRY(var, bb_.emit(n, s->name, s->span, nullptr, out));
   define(s->name, var);
   return okStatus();
 }

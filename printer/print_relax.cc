@@ -176,7 +176,9 @@ void RelaxPrinter::printFunction(const Function& f, const std::string& name, boo
   sigVars = outerSigVars;
 }
 
-void RelaxPrinter::printSeqBody(const SeqExpr& seq) {
+// Blocks of a sequence (function bodies and if branches alike): dataflow blocks print as
+// `with R.dataflow():` with their R.output, as TVM prints them.
+void RelaxPrinter::printBlocks(const SeqExpr& seq) {
   for (auto& block : seq.blocks) {
     if (block->isDataflow()) {
       ctx.line("with R.dataflow():");
@@ -192,6 +194,10 @@ void RelaxPrinter::printSeqBody(const SeqExpr& seq) {
       for (auto& b : block->bindings) printBinding(*b);
     }
   }
+}
+
+void RelaxPrinter::printSeqBody(const SeqExpr& seq) {
+  printBlocks(seq);
   std::string ret = expr(seq.body);
   ctx.line("return " + ret);
 }
@@ -254,8 +260,7 @@ void RelaxPrinter::printIf(const Binding& b, const If& node) {
     ctx.names.push();
     Expr result = e;
     if (auto seq = e.as<SeqExpr>()) {
-      for (auto& block : seq->blocks)
-        for (auto& bb : block->bindings) printBinding(*bb);
+      printBlocks(*seq);
       result = seq->body;
     }
     ctx.line(name + ": " + ann + " = " + expr(result));

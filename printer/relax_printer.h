@@ -30,6 +30,7 @@ class RelaxPrinter {
  private:
   friend struct ExprPrinter;
   void printSeqBody(const SeqExpr& seq);
+  void printBlocks(const SeqExpr& seq);
   void printBinding(const Binding& b);
   void printIf(const Binding& b, const If& node);
   std::string declLine(const PrimVar& v);

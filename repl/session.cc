@@ -3,6 +3,8 @@
 #include "repl/session.h"
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
 #include <sstream>
 
 #include "ir/file_util.h"
@@ -54,6 +56,9 @@ const CommandDoc kCommands[] = {
     {":passes", ":passes [PATTERN]", "list passes with their opt level and summary"},
     {":set", ":set opt_level N | verify on|off | color on|off", "session options"},
     {":focus", ":focus [FUNC]", "limit shown diffs to one function (no argument: all)"},
+    {":step", ":step [PIPELINE]", "queue a pipeline, then apply its passes one per :step (an empty line steps again)"},
+    {":source", ":source FILE", "run the commands in FILE"},
+    {":time", ":time", "toggle printing how long each pass took"},
     {":save", ":save FILE", "write the current state (atomically)"},
     {":save-test", ":save-test FILE", "write a golden test: input @0, the pipeline applied, expected output"},
     {":help", ":help [COMMAND]", "this help"},
@@ -113,6 +118,7 @@ void Session::applyPipeline(const std::string& pipeline) {
       continue;
     }
     IRModuleRef before = states_[current_].mod;
+    auto started = std::chrono::steady_clock::now();
     auto r = runSequential({p}, before, ctx);
     if (!r.ok()) {
       error(r.error().message + "; the state stays @" + std::to_string(current_));
@@ -125,6 +131,7 @@ void Session::applyPipeline(const std::string& pipeline) {
         return;
       }
     }
+    if (timePasses_) print(p.info().name + ": " + std::to_string(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()) + " ms\n");
     std::string a = showText(before, focus_), b = showText(r.value(), focus_);
     std::string diff = r.value().same(before) ? "" : unifiedDiff(a, b, "@" + std::to_string(current_), "@" + std::to_string(states_.size()), 3, color);
     if (r.value().same(before) || (diff.empty() && printModule(before) == printModule(r.value()))) {
@@ -207,6 +214,50 @@ bool Session::command(const std::string& line) {
     else print(text);
   } else if (cmd == ":apply") {
     applyPipeline(rest);
+  } else if (cmd == ":step") {
+    if (!rest.empty()) {
+      auto passes = parsePipeline(rest);
+      if (!passes.ok()) return error(passes.error().message), true;
+      // Keep the written text of each pass (with its options) so it re-parses as one step.
+      stepQueue_.clear();
+      int depth = 0;
+      std::string cur;
+      for (char c : rest + ",") {
+        if (c == '(' || c == '[') ++depth;
+        if (c == ')' || c == ']') --depth;
+        if (c == ',' && depth == 0) {
+          if (!trim(cur).empty()) stepQueue_.push_back(trim(cur));
+          cur.clear();
+        } else {
+          cur += c;
+        }
+      }
+      print("queued " + std::to_string(stepQueue_.size()) + " passes; :step (or an empty line) applies the next\n");
+      lastWasStep_ = true;
+      return true;
+    }
+    if (stepQueue_.empty()) return error("nothing queued: :step PIPELINE first"), true;
+    std::string next = stepQueue_.front();
+    stepQueue_.erase(stepQueue_.begin());
+    print("step: " + next + " (" + std::to_string(stepQueue_.size()) + " left)\n");
+    applyPipeline(next);
+    lastWasStep_ = true;
+    return true;
+  } else if (cmd == ":source") {
+    if (w.size() != 2) return error("usage: :source FILE"), true;
+    std::ifstream in(w[1]);
+    if (!in) return error("cannot read '" + w[1] + "'"), true;
+    if (sourceDepth_ > 8) return error(":source nested too deeply"), true;
+    ++sourceDepth_;
+    std::string l;
+    bool go = true;
+    while (go && std::getline(in, l)) go = feed(l);
+    finish();
+    --sourceDepth_;
+    if (!go) return false;
+  } else if (cmd == ":time") {
+    timePasses_ = !timePasses_;
+    print(std::string("pass timing ") + (timePasses_ ? "on" : "off") + "\n");
   } else if (cmd == ":undo") {
     if (!needModule()) return true;
     auto& how = states_[current_].how;
@@ -295,6 +346,9 @@ bool Session::feed(const std::string& raw) {
     pending_.push_back(raw);
     return true;
   }
+  bool stepped = lastWasStep_;
+  lastWasStep_ = false;
+  if (t.empty() && stepped && !stepQueue_.empty()) return command(":step");
   if (t.empty() || t[0] == '#') {
     if (t.compare(0, 17, "# from tvm.script") == 0) pending_.push_back(raw);
     return true;

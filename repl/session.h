@@ -40,6 +40,10 @@ class Session {
   int optLevel_ = 2;
   bool verify_ = false;
   std::string focus_;
+  std::vector<std::string> stepQueue_;  // passes still to apply with :step
+  bool lastWasStep_ = false;            // an empty line repeats :step
+  bool timePasses_ = false;
+  int sourceDepth_ = 0;
 
   void print(const std::string& s) { out_(s); }
   void error(const std::string& s) { out_("error: " + s + "\n"); }
