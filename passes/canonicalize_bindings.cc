@@ -12,13 +12,15 @@
 //  - a Var defined in a dataflow block and used only inside that block becomes a DataflowVar;
 //  - uses of a var bound to a constant use the constant;
 //  - in a dataflow block, an output `gv = lv` whose lv is used nowhere else binds gv to lv's value.
-// Not done (yet): TVM's first half, CanonicalizeTIRVariables (substituting symbolic vars whose
-// values a match_cast proves). Rewritten bindings re-infer struct info, as TVM's mutator does.
+// Before all that, TVM's first half (CanonicalizeTIRVariables): symbolic vars whose values a
+// match_cast proves are substituted downstream, so such casts become trivial and go too.
+// Rewritten bindings re-infer struct info, as TVM's mutator does.
 // Before: `with R.dataflow(): lv = R.add(x, x); gv = lv; R.output(gv)`  then `return gv`
 // After:  `with R.dataflow(): gv = R.add(x, x); R.output(gv)`           then `return gv`
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/arith.h"
 #include "ir/block_builder.h"
 #include "ir/expr_mutator.h"
 #include "ir/expr_walk.h"
@@ -195,11 +197,179 @@ class Planner {
   VarSet usedOutside_;
 };
 
+// A rebuilt tuple's struct info follows its fields (the mutator copied the old one).
+Expr refreshTupleSInfo(const Expr& out, const Expr& old) {
+  if (out.same(old)) return out;
+  std::vector<StructInfo> fields;
+  for (auto& f : out.as<Tuple>()->fields) fields.push_back(sinfoOf(f));
+  out->sinfo = make<TupleSInfo>(std::move(fields));
+  return out;
+}
+
+// TVM's Function keeps the body's struct info as its return when that is more specific than the
+// annotation, so a rewrite that refines the body (a better-known shape) refines the return too.
+// `out` is the mutator's result for `f`; a fresh node may be updated in place.
+Expr refineReturn(const Expr& out, const Ref<Function>& f) {
+  if (out.same(f)) return out;
+  auto nf = out.as<Function>();
+  auto seq = nf->body.as<SeqExpr>();
+  if (!seq || seq.same(f->body)) return out;
+  std::vector<const PrimVar*> sigVars;
+  for (auto& p : nf->params) {
+    std::vector<Ref<PrimVar>> vs;
+    sinfoCollectVars(p->sinfo, vs);
+    for (auto& v : vs) sigVars.push_back(v.get());
+  }
+  seq->sinfo = sinfoOf(seq->body);
+  StructInfo bodySInfo = eraseUndefinedVars(seq->sinfo, sigVars);
+  if (!nf->retSInfo || structuralEqual(nf->retSInfo, bodySInfo).equal || !sinfoIsBaseOf(nf->retSInfo, bodySInfo)) return out;
+  nf->retSInfo = bodySInfo;
+  if (auto fs = nf->sinfo.as<FuncSInfo>()) nf->sinfo = make<FuncSInfo>(fs->params, bodySInfo, fs->isPure);
+  return out;
+}
+
+// First half of TVM's pass (CanonicalizeTIRVariables): a match_cast whose value's struct info
+// already determines the cast's symbolic vars (x: R.Tensor((m, n)) cast to R.Tensor((o, p)) gives
+// o = m, p = n) substitutes those values for the vars in everything that follows, within the
+// function or if-branch. The cast then holds trivially and the second half removes it.
+class SymbolicVarCanonicalizer : public ExprMutator {
+ public:
+  Status status = okStatus();
+
+ protected:
+  Expr visitFunction(const Ref<Function>& f) override {
+    PrimVarMap saved = known_;
+    Expr out = refineReturn(ExprMutator::visitFunction(f), f);
+    known_ = std::move(saved);
+    return out;
+  }
+
+  Expr visitIf(const Ref<If>& i) override {
+    Expr cond = mutate(i->cond);
+    PrimVarMap saved = known_;
+    Expr t = mutate(i->thenBranch);
+    known_ = saved;
+    Expr e = mutate(i->elseBranch);
+    known_ = std::move(saved);
+    if (cond.same(i->cond) && t.same(i->thenBranch) && e.same(i->elseBranch)) return i;
+    auto ni = make<If>(cond, t, e);
+    ni->sinfo = i->sinfo;
+    ni->span = i->span;
+    return ni;
+  }
+
+  Expr visitTuple(const Ref<Tuple>& t) override { return refreshTupleSInfo(ExprMutator::visitTuple(t), t); }
+
+  Expr visitSeqExpr(const Ref<SeqExpr>& s) override {
+    Expr out = ExprMutator::visitSeqExpr(s);
+    if (!out.same(s)) out->sinfo = sinfoOf(out.as<SeqExpr>()->body);
+    return out;
+  }
+
+  Expr visitCall(const Ref<Call>& c) override {
+    Expr out = ExprMutator::visitCall(c);
+    if (known_.empty() || c->sinfoArgs.empty()) return out;
+    std::vector<StructInfo> args;
+    bool changed = false;
+    for (auto& a : c->sinfoArgs) {
+      args.push_back(substitute(a));
+      changed |= !args.back().same(a);
+    }
+    if (!changed) return out;
+    auto call = out.as<Call>();
+    auto nc = make<Call>(call->op, call->args, call->attrs, std::move(args));
+    nc->sinfo = substitute(c->sinfo);
+    nc->span = c->span;
+    return nc;
+  }
+
+  Expr visitLeaf(const Expr& e) override {
+    if (known_.empty()) return e;
+    if (auto sh = e.as<ShapeExpr>()) {
+      std::vector<PrimExpr> values;
+      bool changed = false;
+      for (auto& v : sh->values) {
+        values.push_back(substitute(v));
+        changed |= !values.back().same(v);
+      }
+      if (!changed) return e;
+      auto ns = make<ShapeExpr>(std::move(values));
+      ns->sinfo = make<ShapeSInfo>(ns->values, int(ns->values.size()));
+      ns->span = e->span;
+      return ns;
+    }
+    if (auto pv = e.as<PrimValue>()) {
+      PrimExpr v = substitute(pv->value);
+      if (v.same(pv->value)) return e;
+      auto np = make<PrimValue>(v);
+      np->sinfo = make<PrimSInfo>(v->dtype, v);
+      np->span = e->span;
+      return np;
+    }
+    return e;
+  }
+
+  BindingRef visitBinding(const BindingRef& b) override {
+    if (b->isMatchCast()) learn(*b);
+    Expr value = mutate(b->value);
+    if (!value.same(b->value) && value->kind() == NodeKind::Call && !b->value.as<Call>()->sinfoArgs.size()) {
+      // Arguments with better-known shapes give a better-known result.
+      if (auto inferred = inferCallSInfo(*value.as<Call>())) value->sinfo = *inferred;
+    }
+    StructInfo cast = b->castSInfo ? substitute(b->castSInfo) : nullptr;
+    VarRef var = b->var;
+    StructInfo varSInfo = substitute(var->sinfo);
+    if (!b->isMatchCast() && !value.same(b->value) && value->sinfo) varSInfo = value->sinfo;
+    if (!varSInfo.same(var->sinfo) && !structuralEqual(varSInfo, var->sinfo).equal) {
+      auto nv = make<Var>(var->name, varSInfo, var->isDataflow());
+      nv->span = var->span;
+      varMap[var.get()] = nv;
+      var = nv;
+    }
+    if (var.same(b->var) && value.same(b->value) && cast.same(b->castSInfo)) return b;
+    auto nb = make<Binding>(var, value, cast);
+    nb->span = b->span;
+    return nb;
+  }
+
+ private:
+  // Records what the cast's symbolic vars must equal, given the value's struct info.
+  void learn(const Binding& b) {
+    PrimVarMap implied;
+    if (!sinfoMatch(b.castSInfo, substitute(sinfoOf(b.value)), implied)) return;
+    for (auto& [var, value] : implied) {
+      if (value.get() == var) continue;
+      if (auto it = known_.find(var); it != known_.end()) {
+        auto a = constInt(it->second), c = constInt(value);
+        if (a && c && *a != *c && status.ok())
+          status = Error("match_cast statements must be consistent: the definition of " + b.var->name + " implies that " + var->name + " is " + std::to_string(*c) + ", but an earlier match_cast implies " + std::to_string(*a), b.span);
+        continue;
+      }
+      known_[var] = value;
+    }
+  }
+
+  PrimExpr substitute(const PrimExpr& e) {
+    if (known_.empty() || !e) return e;
+    PrimExpr out = primSubstitute(e, known_);
+    return proveEqual(out, e) && structuralEqual(out, e).equal ? e : out;
+  }
+  StructInfo substitute(const StructInfo& s) {
+    if (known_.empty() || !s) return s;
+    StructInfo out = sinfoSubstitute(s, known_);
+    return structuralEqual(out, s).equal ? s : out;
+  }
+
+  PrimVarMap known_;
+};
+
 class Canonicalizer : public ExprMutator {
  public:
   explicit Canonicalizer(Plan plan) : plan_(std::move(plan)) {}
 
  protected:
+  Expr visitTuple(const Ref<Tuple>& t) override { return refreshTupleSInfo(ExprMutator::visitTuple(t), t); }
+
   Expr visitVar(const Ref<Var>& v) override {
     VarRef nv = v;
     for (auto it = plan_.replaceUsage.find(nv.get()); it != plan_.replaceUsage.end(); it = plan_.replaceUsage.find(nv.get())) nv = it->second;
@@ -231,27 +401,7 @@ class Canonicalizer : public ExprMutator {
     return nb;
   }
 
-  Expr visitFunction(const Ref<Function>& f) override {
-    Expr out = ExprMutator::visitFunction(f);
-    if (out.same(f)) return out;
-    // TVM's Function keeps the body's struct info as its return when that is more specific than
-    // the annotation; a refined binding (see visitBinding) may refine the return too.
-    auto nf = out.as<Function>();
-    auto seq = nf->body.as<SeqExpr>();
-    if (!seq || seq.same(f->body)) return out;
-    std::vector<const PrimVar*> sigVars;
-    for (auto& p : nf->params) {
-      std::vector<Ref<PrimVar>> vs;
-      sinfoCollectVars(p->sinfo, vs);
-      for (auto& v : vs) sigVars.push_back(v.get());
-    }
-    seq->sinfo = sinfoOf(seq->body);
-    StructInfo bodySInfo = eraseUndefinedVars(seq->sinfo, sigVars);
-    if (!nf->retSInfo || structuralEqual(nf->retSInfo, bodySInfo).equal || !sinfoIsBaseOf(nf->retSInfo, bodySInfo)) return out;
-    nf->retSInfo = bodySInfo;
-    if (auto fs = nf->sinfo.as<FuncSInfo>()) nf->sinfo = make<FuncSInfo>(fs->params, bodySInfo, fs->isPure);
-    return out;
-  }
+  Expr visitFunction(const Ref<Function>& f) override { return refineReturn(ExprMutator::visitFunction(f), f); }
 
   BlockRef visitBlock(const BlockRef& b) override {
     BlockRef out = ExprMutator::visitBlock(b);
@@ -328,9 +478,12 @@ class Canonicalizer : public ExprMutator {
 
 Result<Pass> createCanonicalizeBindingsPass(PassOptions&) {
   return makeFunctionPass({"CanonicalizeBindings", 1, {}}, [](const Expr& func, const GlobalVarRef&, const IRModuleRef&) -> Result<Expr> {
+    SymbolicVarCanonicalizer tir;
+    Expr out = tir.mutate(func);
+    if (!tir.status.ok()) return tir.status.error();
     Planner planner;
-    Canonicalizer m(planner.collect(func));
-    return m.mutate(func);
+    Canonicalizer m(planner.collect(out));
+    return m.mutate(out);
   });
 }
 
