@@ -269,7 +269,19 @@ Status RelaxBuilder::buildAssign(const ast::Stmt* s) {
 
 Status RelaxBuilder::buildAssignImpl(const ast::Stmt* s) {
   if (!s->value) return Error("an annotated name needs a value (`x: R.Tensor(...) = ...`)", s->span);
-  if (s->target->kind == AK::Tuple) return Error("tuple unpacking is not supported in Relax; bind the tuple and index it (t[0])", s->target->span);
+  if (s->target->kind == AK::Tuple) {
+    // `m, n = T.int64(), T.int64()` declares several symbolic vars at once (the TIR printer's form).
+    const ast::Expr* v = s->value;
+    bool decls = v->kind == AK::Tuple && v->items.size() == s->target->items.size();
+    for (size_t i = 0; decls && i < v->items.size(); ++i)
+      decls = s->target->items[i]->kind == AK::Name && v->items[i]->kind == AK::Call && tirDtypeCallee(v->items[i]->a->dottedName()) &&
+              (v->items[i]->items.empty() || (v->items[i]->items.size() == 1 && v->items[i]->items[0]->kind == AK::Keyword));
+    if (decls) {
+      for (size_t i = 0; i < v->items.size(); ++i) RLX_TRY_STATUS(declareSymbolicVar(s->target->items[i]->str, v->items[i]));
+      return okStatus();
+    }
+    return Error("tuple unpacking is not supported in Relax; bind the tuple and index it (t[0])", s->target->span);
+  }
   if (s->target->kind != AK::Name) return Error("only a plain name can be assigned in Relax", s->target->span);
   const std::string& name = s->target->str;
   const ast::Expr* value = s->value;
