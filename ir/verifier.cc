@@ -183,6 +183,9 @@ class RelaxVerifier {
     Span saved = curSpan_;
     if (b.span.known()) curSpan_ = b.span;
     else if (b.var && b.var->span.known()) curSpan_ = b.var->span;
+    // A local function may call itself: its binding var is in scope inside its own body.
+    bool recursiveFunction = b.var && b.value && b.value->kind() == NodeKind::Function && !b.isMatchCast();
+    if (recursiveFunction) defineVar(b.var, curSpan_);
     if (b.value) visitExpr(b.value);
     if (b.isMatchCast()) {
       // Vars first seen in the target are defined by the cast itself (that is how they get bound).
@@ -197,7 +200,7 @@ class RelaxVerifier {
     checkBindingSInfo(b);
     if (b.var->isDataflow() && !inDataflow)
       error("V2", "dataflow variable '" + b.var->name + "' is bound outside a dataflow block", curSpan_, b.var.get());
-    defineVar(b.var, curSpan_);
+    if (!recursiveFunction) defineVar(b.var, curSpan_);
     curSpan_ = saved;
   }
 

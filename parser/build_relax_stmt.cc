@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "ir/expr_walk.h"
 #include "ir/struct_info.h"
 #include "parser/relax_builder.h"
 
@@ -469,11 +470,27 @@ Status RelaxBuilder::buildNestedFunction(const ast::Stmt* s) {
   // Decided before the body is built: the body's own dataflow blocks swap these maps.
   bool out = dataflowOutputs_.count(s->name) && pendingBindings_[s->name] == 1;
   if (bb_.inDataflow()) pendingBindings_[s->name]--;
+  // The name is visible inside its own body (a recursive local function), typed by its signature.
+  auto sig = signatureSInfo(s, pure);
+  if (!sig.ok()) return sig.error();
+  auto var = make<Var>(s->name, sig.value(), bb_.inDataflow() && !out);
+  var->span = s->span;
+  define(s->name, var);
   FunctionRef f = buildFunction(s, pure, true, "");
   if (!f) return okStatus();  // errors already reported
   RLX_TRY(n, bb_.normalize(f));
-  RLX_TRY(var, bb_.emit(n, s->name, s->span, nullptr, out));
-  define(s->name, var);
+  bool recursive = false;
+  walkExpr(n, [&](const Expr& e) { recursive |= e.same(var); });
+  if (!recursive) {
+    // The usual case: the binding var takes the function's own (refined) struct info.
+    RLX_TRY(v, bb_.emit(n, s->name, s->span, nullptr, out));
+    define(s->name, v);
+    return okStatus();
+  }
+  bb_.consumeName();
+  auto binding = make<Binding>(var, n);
+  binding->span = s->span;
+  bb_.addBinding(binding);
   return okStatus();
 }
 
