@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -377,8 +378,17 @@ std::vector<std::string> Session::complete(const std::string& lineSoFar) const {
   auto offer = [&](const std::string& c) {
     if (c.compare(0, word.size(), word) == 0) out.push_back(c);
   };
+  std::string first = lineSoFar.substr(0, lineSoFar.find(' '));
+  bool fileArg = start > 0 && (first == ":load" || first == ":save" || first == ":source" || first == ":save-test");
   if (start == 0 && !word.empty() && word[0] == ':') {
     for (auto& c : kCommands) offer(c.name);
+  } else if (fileArg) {
+    // File names in the directory of the word typed so far (folders end with '/').
+    std::string dir = word.substr(0, word.find_last_of('/') == std::string::npos ? 0 : word.find_last_of('/') + 1);
+    std::error_code ec;
+    for (auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec))
+      offer(dir + entry.path().filename().string() + (entry.is_directory(ec) ? "/" : ""));
+    std::sort(out.begin(), out.end());
   } else {
     for (auto& p : passRegistry()) offer(p.name);
     if (!states_.empty())

@@ -51,3 +51,15 @@ TEST_CASE("diff: unified hunks with context and line numbers", "[passes]") {
   CHECK(d == "--- a\n+++ b\n@@ -3,5 +3,5 @@\n 3\n 4\n-5\n+five\n 6\n 7\n@@ -9,2 +9,3 @@\n 9\n 10\n+11\n");
   CHECK(unifiedDiff(a, a, "a", "b").empty());
 }
+
+#include "repl/session.h"
+
+TEST_CASE("repl: completion of commands, passes and file names", "[repl]") {
+  repl::Session s([](const std::string&) {});
+  CHECK(s.complete(":hi") == std::vector<std::string>{":history"});
+  CHECK(s.complete("DeadCode") == std::vector<std::string>{"DeadCodeElimination"});
+  CHECK(s.complete("ToNonDataflow,Remove") == std::vector<std::string>{"RemovePurityChecking", "RemoveUnusedFunctions"});
+  auto files = s.complete(std::string(":load ") + RLX_SOURCE_DIR + "/tests/corpus/01_m");
+  REQUIRE(files.size() == 1);
+  CHECK(files[0] == std::string(RLX_SOURCE_DIR) + "/tests/corpus/01_mlp.relax");
+}
