@@ -1,6 +1,7 @@
 // Relax functions, bindings and struct info as TVM v0.23 prints them: prelude ordering, annotation
 // rules, dataflow blocks with R.output, if/else with branch-final bindings, nested functions.
 #include "ir/arith.h"
+#include "ir/expr_walk.h"
 #include "ir/struct_info.h"
 #include "printer/relax_printer.h"
 
@@ -113,6 +114,10 @@ void RelaxPrinter::printFunction(const Function& f, const std::string& name, boo
   auto outerSigVars = sigVars;
   std::vector<std::string> sigDecls;
   if (topLevel) {
+    usedVars.clear();
+    walkExpr(f.body, [this](const Expr& e) {
+      if (auto v = e.as<Var>()) usedVars.insert(v.get());
+    });
     hoisted = &localHoisted;
     declared.clear();
     clsPrinted = false;
@@ -224,7 +229,7 @@ void RelaxPrinter::printBinding(const Binding& b) {
       printIf(b, *node);
       return;
     }
-    if (isVoidSInfo(sinfoOf(b.var)) && isVoidSInfo(sinfoOf(value))) {
+    if (isVoidSInfo(sinfoOf(b.var)) && isVoidSInfo(sinfoOf(value)) && !usedVars.count(b.var.get())) {
       ctx.line(expr(value));
       return;
     }

@@ -19,6 +19,9 @@ class RelaxPrinter {
   std::vector<std::string>* hoisted = nullptr;
   std::unordered_set<const PrimVar*> declared;
   bool clsPrinted = false;
+  // Vars used anywhere in the function being printed: a void binding prints as a bare statement
+  // only when nothing refers to its var (otherwise the text would not re-parse).
+  std::unordered_set<const Var*> usedVars;
   std::vector<NDArrayRef> metadata;
 
   void printFunction(const Function& f, const std::string& name, bool topLevel, bool isPrivate);
