@@ -86,11 +86,6 @@ class Reinfer : public ExprMutator {
 
 }  // namespace
 
-Result<Pass> createInferTypePass(PassOptions&) {
-  return makeFunctionPass({"InferType", 0, {}}, [](const Expr& func, const GlobalVarRef&, const IRModuleRef&) -> Result<Expr> {
-    Reinfer r;
-    return r.mutate(func);
-  });
-}
+Result<Pass> createInferTypePass(PassOptions&) { return makeMutatorPass<Reinfer>({"InferType", 0, {}}); }
 
 }  // namespace rlx

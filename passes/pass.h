@@ -55,6 +55,15 @@ class Pass {
 // A function-level pass adaptor: applies `fn` to every Relax function of the module.
 Pass makeFunctionPass(PassInfo info, std::function<Result<Expr>(const Expr& func, const GlobalVarRef& gvar, const IRModuleRef& mod)> fn);
 
+// A function pass that runs a fresh `Mutator` (an ExprMutator subclass) over every Relax function.
+template <typename Mutator>
+Pass makeMutatorPass(PassInfo info) {
+  return makeFunctionPass(std::move(info), [](const Expr& func, const GlobalVarRef&, const IRModuleRef&) -> Result<Expr> {
+    Mutator m;
+    return m.mutate(func);
+  });
+}
+
 // Runs passes in order; a pass whose opt_level exceeds the context's is skipped unless required,
 // and a disabled pass never runs.
 Result<IRModuleRef> runSequential(const std::vector<Pass>& passes, const IRModuleRef& mod, const PassContext& ctx);

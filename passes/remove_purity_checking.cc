@@ -43,11 +43,6 @@ class Unwrap : public ExprMutator {
 
 }  // namespace
 
-Result<Pass> createRemovePurityCheckingPass(PassOptions&) {
-  return makeFunctionPass({"RemovePurityChecking", 0, {}}, [](const Expr& func, const GlobalVarRef&, const IRModuleRef&) -> Result<Expr> {
-    Unwrap u;
-    return u.mutate(func);
-  });
-}
+Result<Pass> createRemovePurityCheckingPass(PassOptions&) { return makeMutatorPass<Unwrap>({"RemovePurityChecking", 0, {}}); }
 
 }  // namespace rlx

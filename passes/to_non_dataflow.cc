@@ -53,11 +53,6 @@ class ToNonDataflowMutator : public ExprMutator {
 
 }  // namespace
 
-Result<Pass> createToNonDataflowPass(PassOptions&) {
-  return makeFunctionPass({"ToNonDataflow", 0, {}}, [](const Expr& func, const GlobalVarRef&, const IRModuleRef&) -> Result<Expr> {
-    ToNonDataflowMutator m;
-    return m.mutate(func);
-  });
-}
+Result<Pass> createToNonDataflowPass(PassOptions&) { return makeMutatorPass<ToNonDataflowMutator>({"ToNonDataflow", 0, {}}); }
 
 }  // namespace rlx
