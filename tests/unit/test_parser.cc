@@ -42,7 +42,8 @@ TEST_CASE("parser: long unary chains are bounded too", "[parser]") {
 
 TEST_CASE("parser: garbage bytes give diagnostics", "[parser]") {
   std::string errors;
-  CHECK(roundTrip(std::string("\x01\x02\xff@@@ class (((\n\t\tdef", 24), &errors).empty());
+  static const char garbage[] = "\x01\x02\xff@@@ class (((\n\t\tdef";
+  CHECK(roundTrip(std::string(garbage, sizeof garbage - 1), &errors).empty());
   CHECK(!errors.empty());
 }
 
