@@ -61,18 +61,7 @@ std::string describeDiff(const std::string& want, const std::string& got) {
 
 // Runs one mode on an input; the produced text is compared with the expectation.
 // A shell transcript: the input lines are fed to a session; the output is everything it printed.
-std::string transcript(const std::string& input, const std::string& dir) {
-  // Paths in the commands are relative to the test file, wherever the tests run from.
-  std::error_code ec;
-  auto cwd = std::filesystem::current_path(ec);
-  if (!dir.empty()) std::filesystem::current_path(dir, ec);
-  struct Restore {
-    std::filesystem::path p;
-    ~Restore() {
-      std::error_code e;
-      if (!p.empty()) std::filesystem::current_path(p, e);
-    }
-  } restore{cwd};
+std::string transcript(const std::string& input) {
   std::string out;
   rlx::repl::Session session([&](const std::string& s) { out += s; });
   std::istringstream in(input);
@@ -85,8 +74,24 @@ std::string transcript(const std::string& input, const std::string& dir) {
   return out;
 }
 
+// Runs with the test file's folder as working directory: paths inside a test (a pass's params file,
+// a shell :load) are relative to the test, wherever the tests run from.
+struct InDirectory {
+  std::filesystem::path saved;
+  explicit InDirectory(const std::string& dir) {
+    std::error_code ec;
+    saved = std::filesystem::current_path(ec);
+    if (!dir.empty()) std::filesystem::current_path(dir, ec);
+  }
+  ~InDirectory() {
+    std::error_code ec;
+    if (!saved.empty()) std::filesystem::current_path(saved, ec);
+  }
+};
+
 std::string produce(const std::string& mode, const std::string& input, const std::string& name, const std::string& dir = "") {
-  if (mode == "repl") return transcript(input, dir);
+  InDirectory cwd(dir);
+  if (mode == "repl") return transcript(input);
   rlx::DiagnosticEngine diag;
   auto mod = rlx::parseModule(input, name, diag);
   if (mode == "errors") return mod ? "no error\n" : diag.render(false);
