@@ -75,6 +75,20 @@ BindingRef ExprMutator::visitBinding(const BindingRef& b) {
   return nb;
 }
 
+BindingRef ExprMutator::rebind(const BindingRef& b, const Expr& value, const StructInfo& sinfo, bool dataflow) {
+  VarRef var = b->var;
+  if (!sinfo.same(var->sinfo) || dataflow != var->isDataflow()) {
+    auto nv = make<Var>(var->name, sinfo, dataflow);
+    nv->span = var->span;
+    varMap[var.get()] = nv;
+    var = nv;
+  }
+  if (var.same(b->var) && value.same(b->value)) return b;
+  auto nb = make<Binding>(var, value, b->castSInfo);
+  nb->span = b->span;
+  return nb;
+}
+
 BlockRef ExprMutator::visitBlock(const BlockRef& b) {
   std::vector<BindingRef> bindings;
   bool changed = false;

@@ -25,6 +25,10 @@ class ExprMutator {
   virtual BindingRef visitBinding(const BindingRef& b);
   virtual BlockRef visitBlock(const BlockRef& b);
 
+  // Rebuilds binding `b` with `value`; when the var must change (new struct info or dataflow-ness)
+  // a fresh var replaces it here and, through varMap, at every later use.
+  BindingRef rebind(const BindingRef& b, const Expr& value, const StructInfo& sinfo, bool dataflow);
+
   // Var substitution applied by visitVar (and to binding vars kept by visitBinding).
   std::unordered_map<const Var*, Expr> varMap;
 };

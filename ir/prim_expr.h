@@ -148,6 +148,9 @@ PrimExpr binary(NodeKind k, PrimExpr a, PrimExpr b);  // result dtype: bool for 
 // Queries.
 inline const IntImm* asIntImm(const PrimExpr& e) { return e && e->kind() == NodeKind::IntImm ? static_cast<const IntImm*>(e.get()) : nullptr; }
 bool isComparison(NodeKind k);
+// Syntactic equality with variables and buffers by identity (TVM's ExprDeepEqual); no alpha-renaming,
+// no simplification. Node kinds it does not know compare unequal unless they are the same object.
+bool exprDeepEqual(const PrimExpr& a, const PrimExpr& b);
 const char* binaryOpSymbol(NodeKind k);  // "+", "//", "==", "and", ... ; min/max return nullptr
 
 }  // namespace rlx

@@ -9,31 +9,6 @@
 namespace rlx::tirbuild {
 namespace {
 
-// Structural equality with variables by identity (TVM's ExprDeepEqual).
-bool deepEqual(const PrimExpr& a, const PrimExpr& b) {
-  if (a.get() == b.get()) return true;
-  if (!a || !b || a->kind() != b->kind() || a->dtype != b->dtype) return false;
-  switch (a->kind()) {
-    case NodeKind::IntImm: return static_cast<const IntImm&>(*a).value == static_cast<const IntImm&>(*b).value;
-    case NodeKind::FloatImm: return static_cast<const FloatImm&>(*a).value == static_cast<const FloatImm&>(*b).value;
-    case NodeKind::PrimVar: return false;
-    case NodeKind::Cast: return deepEqual(static_cast<const Cast&>(*a).value, static_cast<const Cast&>(*b).value);
-    case NodeKind::BufferLoad: {
-      auto &x = static_cast<const BufferLoad&>(*a), &y = static_cast<const BufferLoad&>(*b);
-      if (x.buffer.get() != y.buffer.get() || x.indices.size() != y.indices.size()) return false;
-      for (size_t i = 0; i < x.indices.size(); ++i)
-        if (!deepEqual(x.indices[i], y.indices[i])) return false;
-      return true;
-    }
-    default:
-      if (PrimBinary::classOf(a->kind())) {
-        auto &x = static_cast<const PrimBinary&>(*a), &y = static_cast<const PrimBinary&>(*b);
-        return deepEqual(x.a, y.a) && deepEqual(x.b, y.b);
-      }
-      return false;  // other nodes: treated as different (the union then spans both)
-  }
-}
-
 // a + b with constants folded, as TVM's operator+ (x + 0 is x).
 PrimExpr foldAdd(const PrimExpr& a, const PrimExpr& b) {
   auto *x = asIntImm(a), *y = asIntImm(b);
@@ -245,7 +220,7 @@ class Detector {
 
   static IntSet unite(const IntSet& a, const IntSet& b) {
     if (a.everything || b.everything) return IntSet::all();
-    if (a.isPoint() && b.isPoint() && deepEqual(a.lo, b.lo)) return a;
+    if (a.isPoint() && b.isPoint() && exprDeepEqual(a.lo, b.lo)) return a;
     return {minExpr(a.lo, b.lo), maxExpr(a.hi, b.hi), false};
   }
 

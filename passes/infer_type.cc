@@ -51,17 +51,8 @@ class Reinfer : public ExprMutator {
   BindingRef visitBinding(const BindingRef& b) override {
     Expr value = mutate(b->value);
     StructInfo s = b->isMatchCast() ? b->castSInfo : infer(value);
-    VarRef var = b->var;
-    if (!sinfoEqual(s, sinfoOf(var))) {
-      auto nv = make<Var>(var->name, s, var->isDataflow());
-      nv->span = var->span;
-      varMap[var.get()] = nv;
-      var = nv;
-    }
-    if (var.same(b->var) && value.same(b->value)) return b;
-    auto nb = make<Binding>(var, value, b->castSInfo);
-    nb->span = b->span;
-    return nb;
+    // Keep the old struct info object when it is equal, so unchanged bindings stay shared.
+    return rebind(b, value, sinfoEqual(s, sinfoOf(b->var)) ? b->var->sinfo : s, b->var->isDataflow());
   }
 
   Expr visitSeqExpr(const Ref<SeqExpr>& s) override {

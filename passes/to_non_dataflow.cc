@@ -12,17 +12,7 @@ class ToNonDataflowMutator : public ExprMutator {
  protected:
   BindingRef visitBinding(const BindingRef& b) override {
     Expr value = mutate(b->value);
-    VarRef var = b->var;
-    if (var->isDataflow()) {
-      auto nv = make<Var>(var->name, var->sinfo, false);
-      nv->span = var->span;
-      varMap[var.get()] = nv;
-      var = nv;
-    }
-    if (var.same(b->var) && value.same(b->value)) return b;
-    auto nb = make<Binding>(var, value, b->castSInfo);
-    nb->span = b->span;
-    return nb;
+    return rebind(b, value, b->var->sinfo, false);
   }
   Expr visitSeqExpr(const Ref<SeqExpr>& s) override {
     std::vector<BlockRef> blocks;

@@ -127,23 +127,6 @@ PrimExpr foldAdd(const PrimExpr& a, const PrimExpr& b) {
   return binary(NodeKind::Add, l, r);
 }
 
-bool exprDeepEqual(const PrimExpr& a, const PrimExpr& b) {
-  if (a.get() == b.get()) return true;
-  if (!a || !b || a->kind() != b->kind() || a->dtype != b->dtype) return false;
-  switch (a->kind()) {
-    case NodeKind::IntImm: return static_cast<const IntImm&>(*a).value == static_cast<const IntImm&>(*b).value;
-    case NodeKind::FloatImm: return static_cast<const FloatImm&>(*a).value == static_cast<const FloatImm&>(*b).value;
-    case NodeKind::PrimVar: return false;
-    case NodeKind::Cast: return exprDeepEqual(static_cast<const Cast&>(*a).value, static_cast<const Cast&>(*b).value);
-    default:
-      if (PrimBinary::classOf(a->kind())) {
-        auto &x = static_cast<const PrimBinary&>(*a), &y = static_cast<const PrimBinary&>(*b);
-        return exprDeepEqual(x.a, y.a) && exprDeepEqual(x.b, y.b);
-      }
-      return false;
-  }
-}
-
 std::string TirPrinter::typeAnnotation(DataType t) { return t.isHandle() ? "T.handle" : "T." + t.str(); }
 
 std::string TirPrinter::varCreation(const PrimVar& v) {

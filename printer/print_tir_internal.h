@@ -52,6 +52,5 @@ class TirPrinter {
 void forEachExpr(const Stmt& s, const std::function<void(const PrimExpr&)>& fn);
 // a + b folded the way TVM's operator+ folds constants (used for `lo:hi` and `range(lo, hi)`).
 PrimExpr foldAdd(const PrimExpr& a, const PrimExpr& b);
-bool exprDeepEqual(const PrimExpr& a, const PrimExpr& b);
 
 }  // namespace rlx::tirprint
