@@ -125,6 +125,7 @@ class Canon {
  public:
   explicit Canon(bool expand) : expand_(expand) {}
   PrimExpr simplify(const PrimExpr& e);
+  std::vector<PrimExpr> simplifyAll(const std::vector<PrimExpr>& xs, bool& changed);
   Poly toPoly(const PrimExpr& e);
   PrimExpr fromPoly(const Poly& p);
   // a - b as a polynomial; a constant result decides comparisons and min/max.
@@ -396,6 +397,17 @@ PrimExpr Canon::fromPoly(const Poly& p) {
   return r;
 }
 
+// Simplifies each element; `changed` tells whether any element became a different node.
+std::vector<PrimExpr> Canon::simplifyAll(const std::vector<PrimExpr>& xs, bool& changed) {
+  std::vector<PrimExpr> out;
+  out.reserve(xs.size());
+  for (auto& x : xs) {
+    out.push_back(simplify(x));
+    changed |= out.back().get() != x.get();
+  }
+  return out;
+}
+
 PrimExpr Canon::simplify(const PrimExpr& e) {
   if (!e) return e;
   switch (e->kind()) {
@@ -545,22 +557,14 @@ PrimExpr Canon::simplifyOther(const PrimExpr& e) {
     }
     case NodeKind::PrimCall: {
       auto* c = static_cast<const PrimCall*>(e.get());
-      std::vector<PrimExpr> args;
       bool changed = false;
-      for (auto& x : c->args) {
-        args.push_back(simplify(x));
-        changed |= args.back().get() != x.get();
-      }
+      auto args = simplifyAll(c->args, changed);
       return changed ? make<PrimCall>(dt, c->op, std::move(args)) : e;
     }
     case NodeKind::BufferLoad: {
       auto* l = static_cast<const BufferLoad*>(e.get());
-      std::vector<PrimExpr> idx;
       bool changed = false;
-      for (auto& x : l->indices) {
-        idx.push_back(simplify(x));
-        changed |= idx.back().get() != x.get();
-      }
+      auto idx = simplifyAll(l->indices, changed);
       return changed ? make<BufferLoad>(dt, l->buffer, std::move(idx)) : e;
     }
     case NodeKind::PrimLet: {
