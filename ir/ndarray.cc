@@ -10,6 +10,13 @@
 
 namespace rlx {
 
+int64_t saturatingInt(double v) {
+  if (std::isnan(v)) return 0;  // a float->int conversion of NaN is undefined in C++; pick 0
+  if (v >= 9.2233720368547758e18) return INT64_MAX;
+  if (v <= -9.2233720368547758e18) return INT64_MIN;
+  return int64_t(v);
+}
+
 NDArray::NDArray(DataType t, std::vector<int64_t> s) : Object(NodeKind::NDArray), dtype(t), shape(std::move(s)) {
   size_t n = std::max<size_t>(nbytes(), 1);
   size_t rounded = (n + 63) / 64 * 64;
@@ -113,7 +120,7 @@ int64_t NDArray::getInt(int64_t i) const {
       }
       break;
     default:
-      return int64_t(getDouble(i));
+      return saturatingInt(getDouble(i));
   }
   return 0;
 }
@@ -129,7 +136,7 @@ void NDArray::setDouble(int64_t i, double v) {
       as<uint16_t>()[i] = floatToBfloat16(float(v));
       return;
     default:
-      setInt(i, dtype.isBool() ? (v != 0) : int64_t(v));
+      setInt(i, dtype.isBool() ? (v != 0) : saturatingInt(v));
   }
 }
 

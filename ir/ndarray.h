@@ -42,6 +42,10 @@ class NDArray final : public Object {
 };
 using NDArrayRef = Ref<NDArray>;
 
+// double -> int64 truncating toward zero, saturating out-of-range values and NaN (→ 0) instead
+// of C++'s undefined behaviour.
+int64_t saturatingInt(double v);
+
 // IEEE half <-> float conversions (round to nearest even).
 float halfToFloat(uint16_t h);
 uint16_t floatToHalf(float f);
