@@ -3,112 +3,11 @@
 // Before: `a = R.add(x, x); b = R.exp(x); return a`   After: `a = R.add(x, x); return a`.
 // Impure calls (R.print, call_packed, ...) always stay; match_cast stays outside dataflow blocks
 // because there it is a runtime check.
-#include <algorithm>
-#include <unordered_set>
-
-#include "ir/expr_walk.h"
-#include "ir/op.h"
 #include "passes/call_graph.h"
 #include "passes/registry.h"
+#include "passes/remove_all_unused.h"
 
 namespace rlx {
-
-namespace {
-
-using VarSet = std::unordered_set<const Var*>;
-
-void noteSInfoVars(const StructInfo& s, VarSet& used) {
-  if (!s) return;
-  if (auto t = s.as<TensorSInfo>()) {
-    if (auto v = t->shape.as<Var>()) used.insert(v.get());
-  } else if (auto tu = s.as<TupleSInfo>()) {
-    for (auto& f : tu->fields) noteSInfoVars(f, used);
-  }
-}
-
-void noteUses(const Expr& e, VarSet& used) {
-  walkExpr(e, [&](const Expr& x) {
-    if (auto v = x.as<Var>()) used.insert(v.get());
-  });
-}
-
-bool hasSideEffects(const Binding& b, bool inDataflow) {
-  if (b.isMatchCast()) return !inDataflow;
-  const Expr& v = b.value;
-  if (auto c = v.as<Call>()) {
-    if (auto op = c->op.as<Op>()) return !op->info->pure;
-    if (auto fs = sinfoOf(c->op).as<FuncSInfo>()) return !fs->isPure;
-    return true;  // call_packed and unknown callees
-  }
-  return v->kind() == NodeKind::If;  // branches may hold impure calls; keep them (conservative)
-}
-
-Expr eliminate(const Expr& e);
-
-// One backward sweep over a SeqExpr: a binding survives if its var is used later (or by the
-// body), or if it has side effects.
-Expr eliminateSeq(const Ref<SeqExpr>& seq) {
-  VarSet used;
-  noteUses(seq->body, used);
-  std::vector<BlockRef> blocks(seq->blocks.size());
-  bool changed = false;
-  for (size_t bi = seq->blocks.size(); bi-- > 0;) {
-    const BlockRef& block = seq->blocks[bi];
-    std::vector<BindingRef> kept;
-    for (size_t i = block->bindings.size(); i-- > 0;) {
-      const BindingRef& b = block->bindings[i];
-      if (!used.count(b->var.get()) && !hasSideEffects(*b, block->isDataflow())) {
-        changed = true;
-        continue;
-      }
-      BindingRef nb = b;
-      Expr value = eliminate(b->value);  // nested functions and if-branches
-      if (!value.same(b->value)) {
-        nb = make<Binding>(b->var, value, b->castSInfo);
-        nb->span = b->span;
-        changed = true;
-      }
-      noteUses(nb->value, used);
-      noteSInfoVars(nb->var->sinfo, used);
-      noteSInfoVars(nb->castSInfo, used);
-      kept.push_back(nb);
-    }
-    std::reverse(kept.begin(), kept.end());
-    if (kept.size() != block->bindings.size() || changed) blocks[bi] = kept.empty() ? nullptr : make<BindingBlock>(std::move(kept), block->isDataflow());
-    else blocks[bi] = block;
-  }
-  if (!changed) return seq;
-  std::vector<BlockRef> nonEmpty;
-  for (auto& b : blocks)
-    if (b) nonEmpty.push_back(b);
-  auto out = make<SeqExpr>(std::move(nonEmpty), seq->body);
-  out->sinfo = seq->sinfo;
-  out->span = seq->span;
-  return out;
-}
-
-Expr eliminate(const Expr& e) {
-  if (auto seq = e.as<SeqExpr>()) return eliminateSeq(seq);
-  if (auto f = e.as<Function>()) {
-    Expr body = eliminate(f->body);
-    if (body.same(f->body)) return e;
-    auto nf = make<Function>(f->params, body, f->retSInfo, f->isPure, f->attrs);
-    nf->sinfo = f->sinfo;
-    nf->span = f->span;
-    return nf;
-  }
-  if (auto i = e.as<If>()) {
-    Expr t = eliminate(i->thenBranch), el = eliminate(i->elseBranch);
-    if (t.same(i->thenBranch) && el.same(i->elseBranch)) return e;
-    auto ni = make<If>(i->cond, t, el);
-    ni->sinfo = i->sinfo;
-    ni->span = i->span;
-    return ni;
-  }
-  return e;
-}
-
-}  // namespace
 
 Result<Pass> createDeadCodeEliminationPass(PassOptions& options) {
   std::vector<std::string> entries = options.strings("entry_functions").value_or(std::vector<std::string>{"main"});
@@ -116,7 +15,7 @@ Result<Pass> createDeadCodeEliminationPass(PassOptions& options) {
     IRModuleRef out = keepFunctions(mod, reachableFunctions(mod, entries));
     for (auto& e : out->functions) {
       if (e.func->kind() != NodeKind::Function) continue;
-      Expr f = eliminate(e.func);
+      Expr f = removeAllUnused(e.func);
       if (!f.same(e.func)) out = withFunction(out, e.gvar, f);
     }
     return out;
