@@ -321,7 +321,7 @@ EvalFn scanEval(bool isProd) {
 }
 
 // ---------------------------------------------------------------- sort, argsort, topk
-// Calls fn(values, positions, inBase, outBase) for every slice along `axis`, positions sorted
+// Calls fn(values, positions, inBase, o) for slice o along `axis`, with its positions sorted
 // stably (descending: larger first, NaN first).
 using SortedSliceFn = std::function<void(const SliceValues&, const std::vector<int64_t>& pos, int64_t inBase, int64_t outSlice)>;
 
