@@ -4,6 +4,7 @@
 
 #include "parser/parser.h"
 #include "passes/registry.h"
+#include "printer/printer.h"
 #include "printer/diff.h"
 
 using namespace rlx;
@@ -62,4 +63,36 @@ TEST_CASE("repl: completion of commands, passes and file names", "[repl]") {
   auto files = s.complete(std::string(":load ") + RLX_SOURCE_DIR + "/tests/corpus/01_m");
   REQUIRE(files.size() == 1);
   CHECK(files[0] == std::string(RLX_SOURCE_DIR) + "/tests/corpus/01_mlp.relax");
+}
+
+TEST_CASE("passes: ToANormalForm binds nested calls a pass left behind", "[passes]") {
+  DiagnosticEngine diag;
+  auto mod = parseModule(R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), "float32"), y: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+        with R.dataflow():
+            gv = R.add(x, y)
+            R.output(gv)
+        return R.exp(gv)
+)", "m.relax", diag);
+  REQUIRE(mod);
+  // Nest R.multiply(x, y) into the add, as a pass building expressions by hand would.
+  auto f = mod->functions[0].func.as<Function>();
+  auto seq = f->body.as<SeqExpr>();
+  auto& b = seq->blocks[0]->bindings[0];
+  auto add = b->value.as<Call>();
+  add->args[1] = makeCall("relax.multiply", {add->args[0], add->args[1]});
+  add->args[1]->sinfo = add->sinfo;
+  auto passes = parsePipeline("ToANormalForm");
+  REQUIRE(passes.ok());
+  auto out = runSequential(passes.value(), mod, PassContext());
+  REQUIRE(out.ok());
+  std::string text = printModule(out.value());
+  CHECK(text.find("            lv: R.Tensor((2,), dtype=\"float32\") = R.multiply(x, y)\n"
+                  "            gv: R.Tensor((2,), dtype=\"float32\") = R.add(x, lv)\n") != std::string::npos);
+  // Normalized input comes back as the same object.
+  auto again = runSequential(passes.value(), out.value(), PassContext());
+  REQUIRE(again.ok());
+  CHECK(again.value().same(out.value()));
 }
