@@ -66,7 +66,9 @@ bool NameTable::isTaken(const std::string& name) const {
 
 void NameTable::reserve(const std::string& name) { frames_.back().used[name] = 0; }
 
-const std::string& NameTable::define(const void* key, const std::string& hint) {
+const std::string& NameTable::define(const void* key, const std::string& hint) { return defineIn(frames_.size() - 1, key, hint); }
+
+const std::string& NameTable::defineIn(size_t frame, const void* key, const std::string& hint) {
   std::string base = sanitizeName(hint);
   std::string name = base;
   if (isTaken(name)) {
@@ -76,8 +78,8 @@ const std::string& NameTable::define(const void* key, const std::string& hint) {
       if (!isTaken(name)) break;
     }
   }
-  frames_.back().used[name] = 0;
-  return frames_.back().names[key] = name;
+  frames_[frame].used[name] = 0;
+  return frames_[frame].names[key] = name;
 }
 
 const std::string* NameTable::find(const void* key) const {

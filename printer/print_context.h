@@ -22,6 +22,10 @@ class NameTable {
   // The name of `key`, or nullptr if it has none in a visible scope.
   const std::string* find(const void* key) const;
   bool isTaken(const std::string& name) const;
+  // Like define, but the name lives in frame `frame` (0 = outermost) — for declarations hoisted
+  // out of a nested scope into an enclosing prelude.
+  const std::string& defineIn(size_t frame, const void* key, const std::string& hint);
+  size_t depth() const { return frames_.size(); }
   // Reserves a name in the current scope without a key (e.g. "cls").
   void reserve(const std::string& name);
 

@@ -10,7 +10,11 @@ namespace rlx {
 std::string RelaxPrinter::declLine(const PrimVar& v) {
   ctx.usedTIR = true;
   std::string ctor = "T." + v.dtype.str() + (v.isSizeVar ? "(is_size_var=True)" : "()");
-  return ctx.nameFor(&v, v.name) + " = " + ctor;
+  // Declared in the prelude's scope even when first met inside a nested function, so two
+  // distinct vars both named `n` become `n` and `n_1` there.
+  const std::string* known = ctx.names.find(&v);
+  std::string name = known ? *known : ctx.names.defineIn(preludeFrame, &v, v.name);
+  return name + " = " + ctor;
 }
 
 // Hoists a declaration for every var of `e` not declared yet (vars first met in the body).
@@ -119,6 +123,7 @@ void RelaxPrinter::printFunction(const Function& f, const std::string& name, boo
       if (auto v = e.as<Var>()) usedVars.insert(v.get());
     });
     hoisted = &localHoisted;
+    preludeFrame = ctx.names.depth() - 1;
     declared.clear();
     clsPrinted = false;
     sigVars.clear();

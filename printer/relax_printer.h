@@ -17,6 +17,7 @@ class RelaxPrinter {
   bool inSignature = false;
   // Body-hoisted prelude lines (cls = Module, decls of vars first met in the body), in order.
   std::vector<std::string>* hoisted = nullptr;
+  size_t preludeFrame = 0;  // the NameTable frame of the top-level function being printed
   std::unordered_set<const PrimVar*> declared;
   bool clsPrinted = false;
   // Vars used anywhere in the function being printed: a void binding prints as a bare statement
