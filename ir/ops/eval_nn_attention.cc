@@ -1,0 +1,159 @@
+// Reference evaluators of attention (BSNH layout, optional additive bias broadcast to
+// (batch, heads, seq, seq_kv), scale, TopLeft/BottomRight causal masks as TVM's legalization
+// builds them) and the losses cross_entropy_with_logits and nll_loss.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "ir/ops/eval_nn.h"
+
+namespace rlx {
+namespace {
+using namespace ops;
+
+struct AttnDims {
+  int64_t b, s, n, h, skv, hv;
+};
+
+Result<AttnDims> attnDims(const Call& call, const NDArray& q, const NDArray& k, const NDArray& v) {
+  if (q.shape.size() != 4 || k.shape.size() != 4 || v.shape.size() != 4) return evalError(call, "expects 4-D query, key and value (batch, seq, heads, head dim)");
+  AttnDims d{q.shape[0], q.shape[1], q.shape[2], q.shape[3], k.shape[1], v.shape[3]};
+  if (k.shape[0] != d.b || v.shape[0] != d.b || k.shape[2] != d.n || v.shape[2] != d.n || k.shape[3] != d.h || v.shape[1] != d.skv)
+    return evalError(call, "query, key and value shapes do not agree");
+  return d;
+}
+
+// Offset of the causal diagonal: key j is visible from query i when j <= i + offset. TVM uses
+// |seq - seq_kv| for BottomRight (the absolute value included).
+Result<int64_t> causalOffset(const Call& call, const AttnDims& d) {
+  std::string mask = attrString(call, "causal_mask");
+  if (mask == "TopLeft") return int64_t(0);
+  if (mask == "BottomRight") return std::abs(d.s - d.skv);
+  return evalError(call, fmt::format("unknown causal_mask \"{}\" (TopLeft or BottomRight)", mask));
+}
+
+Result<Value> evalAttention(const Call& call, const std::vector<Value>& args) {
+  RLX_TRY(q, tensorValue(call, args, 0, "query"));
+  RLX_TRY(k, tensorValue(call, args, 1, "key"));
+  RLX_TRY(v, tensorValue(call, args, 2, "value"));
+  RLX_TRY(out, allocResult(call));
+  RLX_TRY(d, attnDims(call, *q, *k, *v));
+  if (!attrIsNone(call, "window_size")) return evalError(call, "sliding-window attention (window_size) has no reference semantics");
+  NDArrayRef bias;
+  if (args.size() > 3) {
+    RLX_TRY(b, tensorValue(call, args, 3, "bias"));
+    bias = b;
+    RLX_TRY(full, broadcastShape(call, b->shape, {d.b, d.n, d.s, d.skv}));
+    if (full != Shape{d.b, d.n, d.s, d.skv}) return evalError(call, "the bias does not broadcast to (batch, heads, seq_len, seq_len_kv)");
+  }
+  int64_t offset = d.skv;  // no mask: every key is visible
+  if (!attrIsNone(call, "causal_mask")) {
+    RLX_TRY(o, causalOffset(call, d));
+    offset = o;
+  }
+  double scale = attrIsNone(call, "scale") ? 1.0 / std::sqrt(double(d.h)) : attrReal(call, "scale");
+  std::vector<double> qv = loadAs<double>(*q), kv = loadAs<double>(*k), vv = loadAs<double>(*v), ov(size_t(out->numel()), 0.0);
+  Shape biasStrides = bias ? stridesOf(bias->shape) : Shape{};
+  std::vector<double> p(size_t(d.skv));
+  for (int64_t b = 0; b < d.b; ++b)
+    for (int64_t n = 0; n < d.n; ++n)
+      for (int64_t i = 0; i < d.s; ++i) {
+        int64_t visible = std::min(d.skv, i + offset + 1);
+        const double* qrow = &qv[size_t(((b * d.s + i) * d.n + n) * d.h)];
+        double mx = -INFINITY, sum = 0;
+        for (int64_t j = 0; j < visible; ++j) {
+          const double* krow = &kv[size_t(((b * d.skv + j) * d.n + n) * d.h)];
+          double dot = 0;
+          for (int64_t e = 0; e < d.h; ++e) dot += qrow[e] * krow[e];
+          p[size_t(j)] = dot * scale;
+          if (bias) p[size_t(j)] += bias->getDouble(broadcastOffset({b, n, i, j}, bias->shape, biasStrides));
+          mx = std::max(mx, p[size_t(j)]);
+        }
+        for (int64_t j = 0; j < visible; ++j) sum += (p[size_t(j)] = std::exp(p[size_t(j)] - mx));
+        double* orow = &ov[size_t(((b * d.s + i) * d.n + n) * d.hv)];
+        for (int64_t j = 0; j < visible; ++j) {
+          const double* vrow = &vv[size_t(((b * d.skv + j) * d.n + n) * d.hv)];
+          for (int64_t e = 0; e < d.hv; ++e) orow[e] += p[size_t(j)] / sum * vrow[e];
+        }
+      }
+  storeAs(*out, ov);
+  return Value::ofTensor(out);
+}
+
+// TVM's definition: -sum(predictions * labels), divided by the batch size (dim 0) when the inputs
+// have more than one dimension. The predictions are used as given (no log_softmax is applied).
+Result<Value> evalCrossEntropy(const Call& call, const std::vector<Value>& args) {
+  RLX_TRY(p, tensorValue(call, args, 0, "predictions"));
+  RLX_TRY(l, tensorValue(call, args, 1, "labels"));
+  RLX_TRY(out, allocResult(call));
+  if (p->shape != l->shape) return evalError(call, "predictions and labels must have the same shape");
+  int64_t batch = p->shape.size() > 1 ? p->shape[0] : 1;
+  if (out->dtype.isFloat()) {
+    double s = 0;
+    for (int64_t i = 0; i < p->numel(); ++i) s += p->getDouble(i) * l->getDouble(i);
+    out->setDouble(0, -s / double(batch));
+  } else {
+    uint64_t s = 0;
+    for (int64_t i = 0; i < p->numel(); ++i) s += uint64_t(p->getInt(i)) * uint64_t(l->getInt(i));
+    if (batch == 0) return evalError(call, "integer division by a zero batch size");
+    out->setInt(0, int64_t(0 - s) / batch);
+  }
+  return Value::ofTensor(out);
+}
+
+// loss = -predictions[n, t, ...] * weights[t] for target t (0 where t == ignore_index); "mean"
+// divides the summed loss by the summed weights of the targets that count.
+Result<Value> evalNLLLoss(const Call& call, const std::vector<Value>& args) {
+  RLX_TRY(pred, tensorValue(call, args, 0, "predictions"));
+  RLX_TRY(tgt, tensorValue(call, args, 1, "targets"));
+  RLX_TRY(out, allocResult(call));
+  NDArrayRef weights;
+  if (args.size() > 2) {
+    RLX_TRY(w, tensorValue(call, args, 2, "weights"));
+    weights = w;
+  }
+  bool single = pred->shape.size() == 1;  // (C,) predictions with a 0-d target
+  int64_t classes = single ? pred->shape[0] : (pred->shape.size() > 1 ? pred->shape[1] : 0);
+  Shape expectTgt = single ? Shape{} : Shape{pred->shape[0]};
+  for (size_t d = 2; d < pred->shape.size(); ++d) expectTgt.push_back(pred->shape[d]);
+  if (pred->shape.empty() || tgt->shape != expectTgt) return evalError(call, "targets must have the predictions' shape without the class dimension");
+  if (weights && weights->numel() != classes) return evalError(call, fmt::format("weights have {} entries for {} classes", weights->numel(), classes));
+  int64_t ignore = attrInt(call, "ignore_index", -100);
+  std::string reduction = attrString(call, "reduction", "mean");
+  int64_t inner = 1;
+  for (size_t d = 2; d < pred->shape.size(); ++d) inner *= pred->shape[d];
+  std::vector<double> loss(size_t(tgt->numel()), 0.0);
+  double lossSum = 0, weightSum = 0;
+  for (int64_t i = 0; i < tgt->numel(); ++i) {
+    int64_t t = tgt->getInt(i);
+    if (t == ignore) continue;
+    if (t < 0 || t >= classes) return evalError(call, fmt::format("target {} is out of range for {} classes", t, classes));
+    int64_t n = i / inner, r = i % inner;
+    double w = weights ? weights->getDouble(t) : 1.0;
+    loss[size_t(i)] = -pred->getDouble((n * classes + t) * inner + r) * w;
+    lossSum += loss[size_t(i)];
+    weightSum += w;
+  }
+  if (reduction == "none") {
+    if (out->numel() != tgt->numel()) return evalError(call, "the result shape does not match the targets");
+    storeAs(*out, loss);
+  } else if (reduction == "sum") {
+    out->setDouble(0, lossSum);
+  } else if (reduction == "mean") {
+    out->setDouble(0, lossSum / weightSum);
+  } else {
+    return evalError(call, fmt::format("unknown reduction \"{}\"", reduction));
+  }
+  return Value::ofTensor(out);
+}
+
+}  // namespace
+
+void registerAttentionEvals() {
+  registerEval("relax.nn.attention", evalAttention);
+  registerEval("relax.nn.attention_bias", evalAttention);
+  registerEval("relax.nn.cross_entropy_with_logits", evalCrossEntropy);
+  registerEval("relax.nn.nll_loss", evalNLLLoss);
+}
+
+}  // namespace rlx
