@@ -363,6 +363,16 @@ struct Evaluator {
       }
       return PrimExpr(make<PrimCall>(*t, "tir." + callee.substr(2), std::move(args)));
     }
+    // T.reinterpret("float32", x): the bits of x read as another dtype of the same width.
+    if (callee == "T.reinterpret") {
+      if (e->items.size() != 2 || e->items[0]->kind != ast::Expr::Str) return Error("T.reinterpret takes a dtype string and a value", e->span);
+      auto t = DataType::parse(e->items[0]->str);
+      if (!t) return Error("unknown dtype \"" + e->items[0]->str + "\"", e->items[0]->span);
+      RLX_TRY(x, eval(e->items[1]));
+      if (t->bits * t->lanes != x->dtype.bits * x->dtype.lanes)
+        return Error("T.reinterpret needs a dtype of the value's width (" + x->dtype.str() + " has " + std::to_string(x->dtype.bits) + " bits)", e->span);
+      return PrimExpr(make<PrimCall>(*t, "tir.reinterpret", std::vector<PrimExpr>{x}));
+    }
     // Math intrinsics: T.exp(x) etc. keep the argument's dtype; predicates return bool.
     static const char* unaryMath[] = {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "sinh", "cosh",
                                       "asin", "acos", "atan", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "fabs", "nearbyint", "clz", "popcount",

@@ -15,16 +15,12 @@ BlockRef BindingRewriter::visitBlock(const BlockRef& b) {
       changed = true;
       continue;
     }
-    Expr replacement = nb->isMatchCast() ? Expr() : rewriteValue(nb, nb->value);
-    if (!replacement) {
-      changed |= !nb.same(x);
-      out.push_back(nb);
-      continue;
-    }
     builder_.beginBlock(b->isDataflow());
-    auto normalized = builder_.normalize(replacement);
+    bindFailed_ = false;
+    Expr replacement = nb->isMatchCast() ? Expr() : rewriteValue(nb, nb->value);
+    auto normalized = replacement ? builder_.normalize(replacement) : Result<Expr>(Error("no rewrite"));
     BlockRef emitted = builder_.endBlock();
-    if (!normalized.ok()) {  // a rewrite the op rules reject: keep the original binding
+    if (!normalized.ok() || bindFailed_) {  // no rewrite, or one the op rules reject: keep the binding
       changed |= !nb.same(x);
       out.push_back(nb);
       continue;
@@ -37,6 +33,15 @@ BlockRef BindingRewriter::visitBlock(const BlockRef& b) {
   if (!changed) return b;
   if (out.empty()) return nullptr;
   return make<BindingBlock>(std::move(out), b->isDataflow());
+}
+
+Expr BindingRewriter::bind(const Expr& e) {
+  auto var = builder_.emit(e, "", e->span);
+  if (!var.ok()) {
+    bindFailed_ = true;
+    return e;
+  }
+  return var.value();
 }
 
 }  // namespace rlx

@@ -14,12 +14,16 @@ class BindingRewriter : public ExprMutator {
   virtual Expr rewriteValue(const BindingRef& binding, const Expr& value) = 0;
   BlockRef visitBlock(const BlockRef& b) override;
 
+  // Binds `e` to a fresh var placed before the binding being rewritten and returns the var — for
+  // a subexpression the replacement uses more than once. Only valid inside rewriteValue.
+  Expr bind(const Expr& e);
   // Whether the binding being rewritten sits in a dataflow block.
   bool inDataflow() const { return inDataflow_; }
 
  private:
   BlockBuilder builder_;  // one per pass run: fresh names keep counting across rewrites
   bool inDataflow_ = false;
+  bool bindFailed_ = false;
 };
 
 }  // namespace rlx

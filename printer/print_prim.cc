@@ -110,7 +110,7 @@ struct PrimPrinter {
         auto& c = static_cast<const PrimCall&>(*e);
         std::string op = c.op.compare(0, 4, "tir.") == 0 ? c.op.substr(4) : c.op;
         std::string s;
-        bool typed = op == "call_extern" || op == "call_pure_extern" || op == "call_intrin";
+        bool typed = op == "call_extern" || op == "call_pure_extern" || op == "call_intrin" || op == "reinterpret";
         s = "T." + op + "(";
         bool first = true;
         if (typed) {

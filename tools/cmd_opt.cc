@@ -204,6 +204,9 @@ int runOpt(const std::vector<std::string>& args, bool color) {
     }
     inst->index_ = "000_input\n";
   }
+  for (auto& p : passes.value())
+    if (p.info().optLevel > ctx.optLevel && !ctx.isRequired(p.info().name) && !ctx.isDisabled(p.info().name))
+      std::fprintf(stderr, "rlx opt: %s skipped: its opt_level %d is above %d (use --opt-level=%d)\n", p.info().name.c_str(), p.info().optLevel, ctx.optLevel, p.info().optLevel);
   auto result = runSequential(passes.value(), mod, ctx);
   if (inst->timePasses) {
     double total = 0;

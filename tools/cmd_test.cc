@@ -100,9 +100,18 @@ std::string produce(const std::string& mode, const std::string& input, const std
   const std::string run = "# RUN: opt -p ";
   if (input.compare(0, run.size(), run) == 0) {
     std::string pipeline = input.substr(run.size(), input.find('\n') - run.size());
+    rlx::PassContext ctx;
+    // An optional trailing `--opt-level=N` (for passes above the default level 2, e.g. FastMath).
+    const std::string levelFlag = " --opt-level=";
+    if (auto at = pipeline.find(levelFlag); at != std::string::npos) {
+      std::string level = pipeline.substr(at + levelFlag.size());
+      if (level.empty() || level.find_first_not_of("0123456789") != std::string::npos) return "bad --opt-level in the RUN line\n";
+      ctx.optLevel = std::stoi(level);
+      pipeline.resize(at);
+    }
     auto passes = rlx::parsePipeline(pipeline);
     if (!passes.ok()) return "bad pipeline: " + passes.error().message + "\n";
-    auto result = rlx::runSequential(passes.value(), mod, rlx::PassContext());
+    auto result = rlx::runSequential(passes.value(), mod, ctx);
     if (!result.ok()) return "pass failed: " + result.error().message + "\n";
     mod = result.value();
   }
@@ -119,7 +128,8 @@ std::string produce(const std::string& mode, const std::string& input, const std
 const char* kTestHelp = R"(usage: rlx test [--errors | --corpus] [--update] PATH...
 
 Runs golden files (PATH: files or folders of .relax files). A golden file is:
-  # RUN: opt -p PIPELINE        (optional; without it the input is only parsed and printed)
+  # RUN: opt -p PIPELINE        (optional; without it the input is only parsed and printed;
+                                  a trailing --opt-level=N sets the context's opt level)
   <input module>
   # ---- expected output (generated; re-bless with UPDATE_GOLDEN=1) ----
   <exact expected output>
