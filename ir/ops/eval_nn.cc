@@ -81,6 +81,22 @@ double dtypeHighest(DataType t) {
   }
 }
 
+Status expectShape(const Call& call, const NDArray& t, const Shape& want, const char* what) {
+  if (t.shape == want) return okStatus();
+  auto str = [](const Shape& s) {
+    std::string out = "(";
+    for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + (s.size() == 1 ? ",)" : ")");
+  };
+  return evalError(call, fmt::format("{} has shape {} but {} was expected", what, str(t.shape), str(want)));
+}
+
+int64_t coordToIndex(double v) {
+  if (std::isnan(v)) return -1;
+  const double limit = 1099511627776.0;  // 2^40
+  return int64_t(std::min(std::max(v, -limit), limit));
+}
+
 std::vector<double> attrReals(const Call& call, std::string_view key) {
   std::vector<double> out;
   auto* a = findAttr(call, key);

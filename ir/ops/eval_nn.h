@@ -83,6 +83,13 @@ int64_t floorDivI(int64_t a, int64_t b);
 double dtypeLowest(DataType t);
 double dtypeHighest(DataType t);
 
+// Error unless `t` has shape `want`: kernels index their buffers by the shapes they expect, so
+// values that disagree with the call's struct info must stop here.
+Status expectShape(const Call& call, const NDArray& t, const Shape& want, const char* what);
+// A coordinate computed in double as an index: NaN becomes -1 (outside every image) and huge
+// values clamp to +-2^40, so the integer arithmetic that follows cannot overflow.
+int64_t coordToIndex(double v);
+
 // An attr holding an array of numbers (FloatArrayAttr such as roi) as doubles.
 std::vector<double> attrReals(const Call& call, std::string_view key);
 

@@ -19,7 +19,7 @@ void registerActivation(const char* name, ActFn makeFn, UnaryI intFn = nullptr) 
     RLX_TRY(x, tensorValue(call, args, 0, "data"));
     RLX_TRY(out, allocResult(call));
     if (!intFn && !x->dtype.isFloat()) return evalError(call, "requires a float tensor");
-    if (x->numel() != out->numel()) return evalError(call, "the result shape does not match the input");
+    RLX_TRY_STATUS(expectShape(call, *out, x->shape, "the result"));
     mapUnary(*x, *out, makeFn(call), intFn);
     return Value::ofTensor(out);
   });
@@ -67,6 +67,7 @@ AxisSplit splitAt(const Shape& shape, int axis) {
 Result<Value> evalSoftmax(const Call& call, const std::vector<Value>& args, bool logOf) {
   RLX_TRY(x, tensorValue(call, args, 0, "data"));
   RLX_TRY(out, allocResult(call));
+  RLX_TRY_STATUS(expectShape(call, *out, x->shape, "the result"));
   int ndim = int(x->shape.size());
   int64_t axis = attrInt(call, "axis", -1);
   if (axis < -ndim || axis >= ndim) return evalError(call, fmt::format("axis {} is out of range for {} dimensions", axis, ndim));
@@ -89,6 +90,7 @@ Result<Value> evalPRelu(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(x, tensorValue(call, args, 0, "data"));
   RLX_TRY(alpha, tensorValue(call, args, 1, "alpha"));
   RLX_TRY(out, allocResult(call));
+  RLX_TRY_STATUS(expectShape(call, *out, x->shape, "the result"));
   int ndim = int(x->shape.size());
   int64_t axis = attrInt(call, "axis", 1);
   if (axis < -ndim || axis >= ndim) return evalError(call, fmt::format("axis {} is out of range for {} dimensions", axis, ndim));
@@ -107,7 +109,8 @@ Result<Value> evalDropout(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(x, tensorValue(call, args, 0, "data"));
   RLX_TRY(out, allocResultField(call, 0));
   RLX_TRY(mask, allocResultField(call, 1));
-  if (out->numel() != x->numel() || mask->numel() != x->numel()) return evalError(call, "the result shape does not match the input");
+  RLX_TRY_STATUS(expectShape(call, *out, x->shape, "the result"));
+  RLX_TRY_STATUS(expectShape(call, *mask, x->shape, "the mask"));
   std::memcpy(out->data(), x->data(), x->nbytes());
   for (int64_t i = 0; i < mask->numel(); ++i) mask->setDouble(i, 1.0);
   return Value::ofTuple({Value::ofTensor(out), Value::ofTensor(mask)});
@@ -130,10 +133,12 @@ Result<Value> evalPad(const Call& call, const std::vector<Value>& args) {
   std::string mode = attrString(call, "pad_mode", "constant");
   size_t n = x->shape.size();
   if (pw.size() != 2 * n) return evalError(call, fmt::format("pad_width must have {} values", 2 * n));
+  Shape padded;
+  for (size_t d = 0; d < n; ++d) padded.push_back(x->shape[d] + pw[2 * d] + pw[2 * d + 1]);
+  RLX_TRY_STATUS(expectShape(call, *out, padded, "the result"));
   for (size_t d = 0; d < n; ++d) {
     int64_t size = x->shape[d], lo = pw[2 * d], hi = pw[2 * d + 1];
     if (lo < 0 || hi < 0) return evalError(call, "negative pad widths are not supported");
-    if (out->shape[d] != size + lo + hi) return evalError(call, "the result shape does not match the padding");
     bool padded = lo > 0 || hi > 0;
     if (padded && size == 0 && mode != "constant") return evalError(call, fmt::format("cannot {}-pad an empty dimension", mode));
     if (padded && mode == "reflect" && (lo >= size || hi >= size))
@@ -161,7 +166,10 @@ Result<Value> evalPixelShuffle(const Call& call, const std::vector<Value>& args)
   RLX_TRY(out, allocResult(call));
   int64_t r = attrInt(call, "upscale_factor");
   size_t n = out->shape.size();
-  if (n < 3 || r <= 0 || out->numel() != x->numel()) return evalError(call, "the result shape does not match the input");
+  if (n < 3 || r <= 0) return evalError(call, "expects at least 3 dimensions and a positive upscale_factor");
+  Shape source = out->shape;
+  source[n - 3] *= r * r, source[n - 2] /= r, source[n - 1] /= r;
+  RLX_TRY_STATUS(expectShape(call, *x, source, "the data"));
   Shape st = stridesOf(x->shape);
   bool isFloat = out->dtype.isFloat();
   forEachIndex(out->shape, [&](const Shape& idx, int64_t flat) {

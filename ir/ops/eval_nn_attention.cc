@@ -38,6 +38,7 @@ Result<Value> evalAttention(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(v, tensorValue(call, args, 2, "value"));
   RLX_TRY(out, allocResult(call));
   RLX_TRY(d, attnDims(call, *q, *k, *v));
+  RLX_TRY_STATUS(expectShape(call, *out, {d.b, d.s, d.n, d.hv}, "the result"));
   if (!attrIsNone(call, "window_size")) return evalError(call, "sliding-window attention (window_size) has no reference semantics");
   NDArrayRef bias;
   if (args.size() > 3) {
@@ -59,10 +60,10 @@ Result<Value> evalAttention(const Call& call, const std::vector<Value>& args) {
     for (int64_t n = 0; n < d.n; ++n)
       for (int64_t i = 0; i < d.s; ++i) {
         int64_t visible = std::min(d.skv, i + offset + 1);
-        const double* qrow = &qv[size_t(((b * d.s + i) * d.n + n) * d.h)];
+        const double* qrow = qv.data() + ((b * d.s + i) * d.n + n) * d.h;
         double mx = -INFINITY, sum = 0;
         for (int64_t j = 0; j < visible; ++j) {
-          const double* krow = &kv[size_t(((b * d.skv + j) * d.n + n) * d.h)];
+          const double* krow = kv.data() + ((b * d.skv + j) * d.n + n) * d.h;
           double dot = 0;
           for (int64_t e = 0; e < d.h; ++e) dot += qrow[e] * krow[e];
           p[size_t(j)] = dot * scale;
@@ -70,9 +71,9 @@ Result<Value> evalAttention(const Call& call, const std::vector<Value>& args) {
           mx = std::max(mx, p[size_t(j)]);
         }
         for (int64_t j = 0; j < visible; ++j) sum += (p[size_t(j)] = std::exp(p[size_t(j)] - mx));
-        double* orow = &ov[size_t(((b * d.s + i) * d.n + n) * d.hv)];
+        double* orow = ov.data() + ((b * d.s + i) * d.n + n) * d.hv;
         for (int64_t j = 0; j < visible; ++j) {
-          const double* vrow = &vv[size_t(((b * d.skv + j) * d.n + n) * d.hv)];
+          const double* vrow = vv.data() + ((b * d.skv + j) * d.n + n) * d.hv;
           for (int64_t e = 0; e < d.hv; ++e) orow[e] += p[size_t(j)] / sum * vrow[e];
         }
       }
@@ -87,6 +88,7 @@ Result<Value> evalCrossEntropy(const Call& call, const std::vector<Value>& args)
   RLX_TRY(l, tensorValue(call, args, 1, "labels"));
   RLX_TRY(out, allocResult(call));
   if (p->shape != l->shape) return evalError(call, "predictions and labels must have the same shape");
+  RLX_TRY_STATUS(expectShape(call, *out, {}, "the result"));
   int64_t batch = p->shape.size() > 1 ? p->shape[0] : 1;
   if (out->dtype.isFloat()) {
     double s = 0;
@@ -134,8 +136,8 @@ Result<Value> evalNLLLoss(const Call& call, const std::vector<Value>& args) {
     lossSum += loss[size_t(i)];
     weightSum += w;
   }
+  RLX_TRY_STATUS(expectShape(call, *out, reduction == "none" ? tgt->shape : Shape{}, "the result"));
   if (reduction == "none") {
-    if (out->numel() != tgt->numel()) return evalError(call, "the result shape does not match the targets");
     storeAs(*out, loss);
   } else if (reduction == "sum") {
     out->setDouble(0, lossSum);

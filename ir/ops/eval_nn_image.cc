@@ -54,11 +54,11 @@ Result<double> sourceCoord(const Call& call, const std::string& mode, const Resi
 }
 
 Result<int64_t> nearestIndex(const Call& call, const std::string& rounding, double x) {
-  if (rounding == "round") return int64_t(std::nearbyint(x));  // half to even, like tir.round
-  if (rounding == "round_prefer_floor") return int64_t(std::ceil(x - 0.5));
-  if (rounding == "round_prefer_ceil") return int64_t(std::floor(x + 0.5));
-  if (rounding == "floor") return int64_t(std::floor(x + 1e-5));  // TVM's epsilon against rounding noise
-  if (rounding == "ceil") return int64_t(std::ceil(x - 1e-5));
+  if (rounding == "round") return coordToIndex(std::nearbyint(x));  // half to even, like tir.round
+  if (rounding == "round_prefer_floor") return coordToIndex(std::ceil(x - 0.5));
+  if (rounding == "round_prefer_ceil") return coordToIndex(std::floor(x + 0.5));
+  if (rounding == "floor") return coordToIndex(std::floor(x + 1e-5));  // TVM's epsilon against rounding noise
+  if (rounding == "ceil") return coordToIndex(std::ceil(x - 1e-5));
   return evalError(call, fmt::format("unknown rounding_method \"{}\"", rounding));
 }
 
@@ -69,7 +69,7 @@ std::array<double, 4> cubicWeights(double t, double alpha) {
 
 // With cubic_exclude, taps outside the image get weight 0 and the rest are renormalized.
 std::array<double, 4> cubicTaps(double coord, int64_t size, double alpha, bool exclude, int64_t& base) {
-  base = int64_t(std::floor(coord)) - 1;
+  base = coordToIndex(std::floor(coord)) - 1;
   auto w = cubicWeights(coord - std::floor(coord), alpha);
   if (!exclude) return w;
   double sum = 0;
@@ -94,7 +94,7 @@ Result<double> resizeSample(const Call& call, const Image& img, const ResizeSpec
     return img.clamped(b, ch, iy, ix);
   }
   if (s.method == "linear") {
-    int64_t y0 = int64_t(std::floor(y)), x0 = int64_t(std::floor(x));
+    int64_t y0 = coordToIndex(std::floor(y)), x0 = coordToIndex(std::floor(x));
     double fy = y - double(y0), fx = x - double(x0);
     auto lerp = [](double a, double c, double t) { return a * (1 - t) + c * t; };
     double top = lerp(img.clamped(b, ch, y0, x0), img.clamped(b, ch, y0, x0 + 1), fx);
@@ -170,7 +170,7 @@ double reflectCoord(double x, int64_t size, bool align) {
   if (x >= corner && x <= span + corner) return x;
   if (span <= 0) return corner;
   double d = std::fabs(corner - x);
-  int64_t times = int64_t(d) / int64_t(span);
+  int64_t times = coordToIndex(d) / int64_t(span);
   double extra = d - double(times) * span;
   return times % 2 == 0 ? extra + corner : span - extra + corner;
 }
@@ -191,8 +191,8 @@ double sourceOf(double g, int64_t size, const GridSpec& s) {
 
 // A bicubic tap index after the padding mode.
 int64_t bicubicTap(int64_t i, int64_t size, const GridSpec& s) {
-  if (s.padding == "border") return int64_t(clipCoord(double(i), size));
-  if (s.padding == "reflection") return int64_t(clipCoord(reflectCoord(double(i), size, s.alignCorners), size));
+  if (s.padding == "border") return coordToIndex(clipCoord(double(i), size));
+  if (s.padding == "reflection") return coordToIndex(clipCoord(reflectCoord(double(i), size, s.alignCorners), size));
   return i;
 }
 
@@ -202,7 +202,7 @@ double bicubicSample(const Image& img, int64_t b, int64_t ch, double gy, double 
   auto w2 = [a](double t) { return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a; };
   auto interp = [&](const std::array<double, 4>& p, double t) { return p[0] * w2(t + 1) + p[1] * w1(t) + p[2] * w1(1 - t) + p[3] * w2(2 - t); };
   double y = unnormalize(gy, img.h, s.alignCorners), x = unnormalize(gx, img.w, s.alignCorners);
-  int64_t y0 = int64_t(std::floor(y)), x0 = int64_t(std::floor(x));
+  int64_t y0 = coordToIndex(std::floor(y)), x0 = coordToIndex(std::floor(x));
   std::array<double, 4> rows;
   for (int64_t j = 0; j < 4; ++j) {
     std::array<double, 4> p;
@@ -216,8 +216,8 @@ double bicubicSample(const Image& img, int64_t b, int64_t ch, double gy, double 
 double gridSampleOne(const Image& img, int64_t b, int64_t ch, double gy, double gx, const GridSpec& s) {
   if (s.method == "bicubic") return bicubicSample(img, b, ch, gy, gx, s);
   double y = sourceOf(gy, img.h, s), x = sourceOf(gx, img.w, s);
-  if (s.method == "nearest") return pixelOrZero(img, b, ch, int64_t(std::nearbyint(y)), int64_t(std::nearbyint(x)));
-  int64_t y0 = int64_t(std::floor(y)), x0 = int64_t(std::floor(x));
+  if (s.method == "nearest") return pixelOrZero(img, b, ch, coordToIndex(std::nearbyint(y)), coordToIndex(std::nearbyint(x)));
+  int64_t y0 = coordToIndex(std::floor(y)), x0 = coordToIndex(std::floor(x));
   double fy = y - double(y0), fx = x - double(x0);
   return pixelOrZero(img, b, ch, y0, x0) * (1 - fy) * (1 - fx) + pixelOrZero(img, b, ch, y0, x0 + 1) * (1 - fy) * fx +
          pixelOrZero(img, b, ch, y0 + 1, x0) * fy * (1 - fx) + pixelOrZero(img, b, ch, y0 + 1, x0 + 1) * fy * fx;

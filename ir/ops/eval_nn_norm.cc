@@ -104,6 +104,7 @@ Result<Value> evalLayerNorm(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(gamma, tensorValue(call, args, 1, "gamma"));
   RLX_TRY(beta, tensorValue(call, args, 2, "beta"));
   RLX_TRY(out, allocResult(call));
+  RLX_TRY_STATUS(expectShape(call, *out, x->shape, "the result"));
   RLX_TRY(reduced, reducedAxes(call, int(x->shape.size()), attrInts(call, "axes")));
   int64_t n = reducedCount(x->shape, reduced);
   RLX_TRY_STATUS(checkParamSize(call, *gamma, n, "gamma"));
@@ -119,6 +120,7 @@ Result<Value> evalRMSNorm(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(x, tensorValue(call, args, 0, "data"));
   RLX_TRY(weight, tensorValue(call, args, 1, "weight"));
   RLX_TRY(out, allocResult(call));
+  RLX_TRY_STATUS(expectShape(call, *out, x->shape, "the result"));
   RLX_TRY(reduced, reducedAxes(call, int(x->shape.size()), attrInts(call, "axes")));
   RLX_TRY_STATUS(checkParamSize(call, *weight, reducedCount(x->shape, reduced), "weight"));
   std::vector<double> v = loadAs<double>(*x);
@@ -141,6 +143,7 @@ Result<Value> evalChannelNorm(const Call& call, const std::vector<Value>& args, 
   RLX_TRY(gamma, tensorValue(call, args, 1, "gamma"));
   RLX_TRY(beta, tensorValue(call, args, 2, "beta"));
   RLX_TRY(out, allocResult(call));
+  RLX_TRY_STATUS(expectShape(call, *out, x->shape, "the result"));
   int ndim = int(x->shape.size());
   int64_t chAttr = attrInt(call, "channel_axis", 1);
   if (chAttr < -ndim || chAttr >= ndim) return evalError(call, fmt::format("channel_axis {} is out of range for {} dimensions", chAttr, ndim));
@@ -170,6 +173,7 @@ Result<Value> evalBatchNorm(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(out, allocResultField(call, 0));
   RLX_TRY(outMean, allocResultField(call, 1));
   RLX_TRY(outVar, allocResultField(call, 2));
+  RLX_TRY_STATUS(expectShape(call, *out, x->shape, "the result"));
   int ndim = int(x->shape.size());
   int64_t axisAttr = attrInt(call, "axis", 1);
   if (axisAttr < -ndim || axisAttr >= ndim) return evalError(call, fmt::format("axis {} is out of range for {} dimensions", axisAttr, ndim));

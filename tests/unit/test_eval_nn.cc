@@ -253,3 +253,19 @@ TEST_CASE("eval: cross_entropy_with_logits and nll_loss", "[eval][nn]") {
   checkNear(ev("relax.nn.nll_loss", {C("float32", {1, 2, 2}, {-1, -2, -3, -4}), C("int32", {1, 2}, {1, 0})}, {{"reduction", S("none")}}), {1, 2}, {3, 2});
   CHECK(ev("relax.nn.nll_loss", {pred(), C("int64", {2}, {3, 0})}).error == "error: R.nn.nll_loss: target 3 is out of range for 3 classes");
 }
+
+TEST_CASE("eval: nn evaluators reject values that disagree with the call", "[eval][nn]") {
+  auto x3 = [] { return C("float32", {3}, {}); };
+  CHECK(evalOn("relax.nn.softmax", {x3()}, {}, {TV("float32", {2}, {})}) == "error: R.nn.softmax: the result has shape (3,) but (2,) was expected");
+  CHECK(evalOn("relax.nn.gelu", {x3()}, {}, {TV("float32", {2, 2}, {})}) == "error: R.nn.gelu: the result has shape (3,) but (2, 2) was expected");
+  CHECK(evalOn("relax.nn.layer_norm", {x3(), x3(), x3()}, {{"axes", Ints({0})}}, {TV("float32", {4}, {}), TV("float32", {3}, {}), TV("float32", {3}, {})}) ==
+        "error: R.nn.layer_norm: the result has shape (3,) but (4,) was expected");
+  CHECK(evalOn("relax.nn.pixel_shuffle", {C("float32", {4, 1, 1}, {})}, {{"upscale_factor", I(2)}}, {TV("float32", {1, 2, 2}, {})}) ==
+        "error: R.nn.pixel_shuffle: the data has shape (1, 2, 2) but (4, 1, 1) was expected");
+  CHECK(evalOn("relax.nn.pad", {x3()}, {{"pad_width", Ints({1, 1})}}, {TV("float32", {2, 2}, {})}) == "error: R.nn.pad: pad_width must have 4 values");
+  auto q = C("float32", {1, 2, 1, 1}, {});
+  CHECK(evalOn("relax.nn.attention", {q, q, q}, {}, {TV("float32", {1, 2, 1, 1}, {}), TV("float32", {1, 2, 1, 1}, {}), TV("float32", {1, 2, 1, 2}, {})}) ==
+        "error: R.nn.attention: the result has shape (1, 2, 1, 1) but (1, 2, 1, 2) was expected");
+  CHECK(evalOn("relax.nn.nll_loss", {C("float32", {2, 3}, {}), C("int64", {2}, {})}, {}, {TV("float32", {2, 3}, {}), TV("int64", {3}, {})}) ==
+        "error: R.nn.nll_loss: targets must have the predictions' shape without the class dimension");
+}

@@ -2,6 +2,8 @@
 // layouts, out_dtype), image.grid_sample, quantize and dequantize, against hand-computed values.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "tests/unit/eval_nn_test_util.h"
 
 using namespace rlx;
@@ -105,4 +107,14 @@ TEST_CASE("eval: dequantize", "[eval][nn][image]") {
   auto bad = Value::ofTensor(nd("float32", {3}, {1, 1, 1}));
   CHECK(evalOn("relax.dequantize", {C("int8", {2}, {}), C("float32", {2}, {}), C("int8", {}, {})}, {},
                {TV("int8", {2}, {}), bad, TV("int8", {}, {})}) == "error: R.dequantize: scale has 3 entries but axis 0 has extent 2");
+}
+
+TEST_CASE("eval: non-finite coordinates do not crash the image evaluators", "[eval][nn][image]") {
+  auto r = ev("relax.image.grid_sample", {img2x2(), grid(NAN, INFINITY)}, {{"method", S("nearest")}});
+  REQUIRE(r.ok);
+  CHECK(r.values == V{0});
+  for (const char* method : {"bilinear", "bicubic"})
+    for (const char* pad : {"zeros", "border", "reflection"})
+      CHECK(ev("relax.image.grid_sample", {img2x2(), grid(1e300, NAN)}, {{"method", S(method)}, {"padding_mode", S(pad)}}).ok);
+  CHECK(resize(img2x2(), 2, 2, {{"coordinate_transformation_mode", S("tf_crop_and_resize")}, {"roi", L({F(NAN), F(0), F(1e300), F(1)})}, {"method", S("cubic")}}).ok);
 }
