@@ -1,8 +1,9 @@
 // Reference evaluators of image.resize2d (nearest/linear/cubic, every coordinate transformation
 // and rounding method of TVM's kernel), image.grid_sample (bilinear/nearest/bicubic with zeros,
-// border and reflection padding), quantize and dequantize.
+// border and reflection padding), vision.all_class_non_max_suppression, quantize and dequantize.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -296,11 +297,106 @@ Result<Value> evalQDQ(const Call& call, const std::vector<Value>& args, bool qua
   return Value::ofTensor(out);
 }
 
+// ---------------------------------------------------------------- all_class_non_max_suppression
+// Per (batch, class): the boxes scoring above score_threshold in descending score order (ties by
+// index); greedily keep a box and drop the later ones overlapping it with IoU >= iou_threshold,
+// up to max_output_boxes_per_class. Boxes are (y1, x1, y2, x2) as TVM's kernel reads them.
+// Quirks of that kernel kept on purpose: iou_threshold <= 0 selects nothing, and a box scoring
+// <= 0 is never suppressed. Rows past the detections are zero (the kernel leaves them undefined).
+double boxIoU(const std::vector<double>& b, size_t i, size_t j) {
+  const double* p = &b[i * 4];
+  const double* q = &b[j * 4];
+  double w = std::max(0.0, std::min(p[2], q[2]) - std::max(p[0], q[0]));
+  double h = std::max(0.0, std::min(p[3], q[3]) - std::max(p[1], q[1]));
+  double inter = w * h, uni = (p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - inter;
+  return uni <= 0 ? 0.0 : inter / uni;
+}
+
+// The selected box indices of one (batch, class) row of scores.
+std::vector<int64_t> selectBoxes(const std::vector<double>& boxes, size_t boxBase, const double* scores, int64_t numBoxes, int64_t maxOut, double iouThr, double scoreThr) {
+  std::vector<int64_t> order;
+  for (int64_t k = 0; k < numBoxes; ++k)
+    if (scores[k] > scoreThr) order.push_back(k);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return scores[a] > scores[b]; });
+  std::vector<int64_t> kept;
+  if (iouThr <= 0) return kept;
+  std::vector<bool> dropped(order.size(), false);
+  for (size_t j = 0; j < order.size() && int64_t(kept.size()) < maxOut; ++j) {
+    if (dropped[j]) continue;
+    kept.push_back(order[j]);
+    for (size_t k = j + 1; k < order.size(); ++k)
+      if (!dropped[k] && scores[order[k]] > 0 && boxIoU(boxes, boxBase + size_t(order[j]), boxBase + size_t(order[k])) >= iouThr) dropped[k] = true;
+  }
+  return kept;
+}
+
+Result<double> scalarArg(const Call& call, const std::vector<Value>& args, size_t i, const char* name) {
+  if (i < args.size() && args[i].isTensor() && args[i].tensor->numel() >= 1) return args[i].tensor->getDouble(0);
+  RLX_TRY(v, primValueArg(call, args, i, name));
+  return v.primDouble();
+}
+
+Result<Value> evalAllClassNMS(const Call& call, const std::vector<Value>& args) {
+  RLX_TRY(boxesT, tensorValue(call, args, 0, "boxes"));
+  RLX_TRY(scoresT, tensorValue(call, args, 1, "scores"));
+  RLX_TRY(maxOut, scalarArg(call, args, 2, "max_output_boxes_per_class"));
+  RLX_TRY(iouThr, scalarArg(call, args, 3, "iou_threshold"));
+  RLX_TRY(scoreThr, scalarArg(call, args, 4, "score_threshold"));
+  if (scoresT->shape.size() != 3 || boxesT->shape.size() != 3) return evalError(call, "expects boxes (batch, num_boxes, 4) and scores (batch, num_classes, num_boxes)");
+  int64_t batch = scoresT->shape[0], classes = scoresT->shape[1], numBoxes = scoresT->shape[2];
+  RLX_TRY_STATUS(expectShape(call, *boxesT, {batch, numBoxes, 4}, "boxes"));
+  std::vector<double> boxes = loadAs<double>(*boxesT), scores = loadAs<double>(*scoresT);
+  int64_t limit = std::isnan(maxOut) ? 0 : int64_t(std::clamp(maxOut, 0.0, double(numBoxes)));
+  std::vector<std::vector<int64_t>> kept;  // per batch * classes + class
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t c = 0; c < classes; ++c)
+      kept.push_back(selectBoxes(boxes, size_t(b * numBoxes), scores.data() + (b * classes + c) * numBoxes, numBoxes, limit, iouThr, scoreThr));
+  bool onnx = attrString(call, "output_format", "onnx") == "onnx";
+  if (onnx) {
+    RLX_TRY(sel, allocResultField(call, 0));
+    RLX_TRY(total, allocResultField(call, 1));
+    RLX_TRY_STATUS(expectShape(call, *sel, {batch * classes * numBoxes, 3}, "the selected indices"));
+    RLX_TRY_STATUS(expectShape(call, *total, {1}, "the detection count"));
+    std::vector<uint64_t> rows(size_t(sel->numel()), 0);
+    size_t r = 0;
+    for (size_t bc = 0; bc < kept.size(); ++bc)
+      for (int64_t box : kept[bc]) {
+        rows[r * 3] = uint64_t(int64_t(bc) / classes), rows[r * 3 + 1] = uint64_t(int64_t(bc) % classes), rows[r * 3 + 2] = uint64_t(box);
+        ++r;
+      }
+    storeAs(*sel, rows);
+    total->setInt(0, int64_t(r));
+    return Value::ofTuple({Value::ofTensor(sel), Value::ofTensor(total)});
+  }
+  RLX_TRY(sel, allocResultField(call, 0));
+  RLX_TRY(selScores, allocResultField(call, 1));
+  RLX_TRY(totals, allocResultField(call, 2));
+  RLX_TRY_STATUS(expectShape(call, *sel, {batch, classes * numBoxes, 2}, "the selected indices"));
+  RLX_TRY_STATUS(expectShape(call, *selScores, {batch, classes * numBoxes}, "the selected scores"));
+  RLX_TRY_STATUS(expectShape(call, *totals, {batch}, "the detection counts"));
+  std::vector<uint64_t> idx(size_t(sel->numel()), 0);
+  std::vector<double> sc(size_t(selScores->numel()), 0.0);
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t r = 0;
+    for (int64_t c = 0; c < classes; ++c)
+      for (int64_t box : kept[size_t(b * classes + c)]) {
+        size_t row = size_t(b * classes * numBoxes + r++);
+        idx[row * 2] = uint64_t(c), idx[row * 2 + 1] = uint64_t(box);
+        sc[row] = scores[size_t((b * classes + c) * numBoxes + box)];
+      }
+    totals->setInt(b, r);
+  }
+  storeAs(*sel, idx);
+  storeAs(*selScores, sc);
+  return Value::ofTuple({Value::ofTensor(sel), Value::ofTensor(selScores), Value::ofTensor(totals)});
+}
+
 }  // namespace
 
 void registerImageEvals() {
   registerEval("relax.image.resize2d", evalResize2d);
   registerEval("relax.image.grid_sample", evalGridSample);
+  registerEval("relax.vision.all_class_non_max_suppression", evalAllClassNMS);
   registerEval("relax.quantize", [](const Call& c, const std::vector<Value>& a) { return evalQDQ(c, a, true); });
   registerEval("relax.dequantize", [](const Call& c, const std::vector<Value>& a) { return evalQDQ(c, a, false); });
 }

@@ -118,3 +118,25 @@ TEST_CASE("eval: non-finite coordinates do not crash the image evaluators", "[ev
       CHECK(ev("relax.image.grid_sample", {img2x2(), grid(1e300, NAN)}, {{"method", S(method)}, {"padding_mode", S(pad)}}).ok);
   CHECK(resize(img2x2(), 2, 2, {{"coordinate_transformation_mode", S("tf_crop_and_resize")}, {"roi", L({F(NAN), F(0), F(1e300), F(1)})}, {"method", S("cubic")}}).ok);
 }
+
+TEST_CASE("eval: all_class_non_max_suppression", "[eval][nn][image]") {
+  // box 1 overlaps box 0 with IoU 0.9 / 1.1; box 2 is apart. Boxes are (y1, x1, y2, x2).
+  auto boxes = [] { return C("float32", {1, 3, 4}, {0, 0, 1, 1, 0, 0.1, 1, 1.1, 2, 2, 3, 3}); };
+  auto scores = [] { return C("float32", {1, 2, 3}, {0.9, 0.8, 0.7, 0.1, 0.6, 0.95}); };
+  auto nms = [&](double maxOut, double iou, KwArgs kw, size_t field) {
+    return evField("relax.vision.all_class_non_max_suppression",
+                   {boxes(), scores(), C("int64", {1}, {maxOut}), C("float32", {1}, {iou}), C("float32", {1}, {0.2})}, std::move(kw), field);
+  };
+  // class 0 keeps boxes 0 and 2 (1 is suppressed); class 1 keeps 2 then 1 (0 scores below 0.2)
+  auto sel = nms(2, 0.5, {}, 0);
+  checkNear(sel, {6, 3}, {0, 0, 0, 0, 0, 2, 0, 1, 2, 0, 1, 1, 0, 0, 0, 0, 0, 0});
+  CHECK(sel.dtype == "int64");
+  CHECK(nms(2, 0.5, {}, 1).values == V{4});
+  checkNear(nms(1, 0.5, {}, 0), {6, 3}, {0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(nms(3, 0.9, {}, 1).values == V{5});  // IoU 0.82 no longer suppresses
+  CHECK(nms(3, 0, {}, 1).values == V{0});    // TVM's kernel selects nothing for iou_threshold <= 0
+  KwArgs tf = {{"output_format", S("tensorflow")}};
+  checkNear(nms(2, 0.5, tf, 0), {1, 6, 2}, {0, 0, 0, 2, 1, 2, 1, 1, 0, 0, 0, 0});
+  checkNear(nms(2, 0.5, tf, 1), {1, 6}, {0.9, 0.7, 0.95, 0.6, 0, 0});
+  CHECK(nms(2, 0.5, tf, 2).values == V{4});
+}
