@@ -1,6 +1,5 @@
-// Reference evaluators of attention (BSNH layout, optional additive bias broadcast to
-// (batch, heads, seq, seq_kv), scale, TopLeft/BottomRight causal masks as TVM's legalization
-// builds them) and the losses cross_entropy_with_logits and nll_loss.
+// Reference evaluators of attention (BSNH; additive bias, scale and causal masks as TVM's
+// legalization builds them) and of the losses cross_entropy_with_logits and nll_loss.
 #include <fmt/format.h>
 
 #include <cmath>

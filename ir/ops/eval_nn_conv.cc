@@ -1,6 +1,5 @@
-// Reference evaluators of convolutions: conv1d/2d/3d and conv1d/2d_transpose with strides,
-// padding, dilation, groups, any permutation of the canonical data/kernel/output layouts, out_dtype.
-// 1-D and 2-D calls run the 3-D kernels with leading spatial dims of size 1.
+// Reference evaluators of conv1d/2d/3d and conv1d/2d_transpose: strides, padding, dilation, groups,
+// any permutation of the canonical layouts, out_dtype; all run one 3-D kernel (size-1 dims).
 #include <fmt/format.h>
 
 #include <array>

@@ -1,6 +1,5 @@
-// Reference evaluators of image.resize2d (nearest/linear/cubic, every coordinate transformation
-// and rounding method of TVM's kernel), image.grid_sample (bilinear/nearest/bicubic with zeros,
-// border and reflection padding), vision.all_class_non_max_suppression, quantize and dequantize.
+// Reference evaluators of image.resize2d and image.grid_sample (every method, coordinate and
+// padding mode of TVM's kernels), vision.all_class_non_max_suppression, quantize, dequantize.
 #include <fmt/format.h>
 
 #include <algorithm>

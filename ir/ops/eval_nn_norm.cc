@@ -1,6 +1,5 @@
-// Reference evaluators of the normalizations: batch_norm (TVM's tuple: inference uses the moving
-// statistics, training the batch's and updates them), layer_norm, rms_norm, group_norm and
-// instance_norm. Statistics use the biased variance and are computed in double, two-pass.
+// Reference evaluators of batch_norm (TVM's (out, mean, var) tuple, inference or training), layer,
+// rms, group and instance norm; statistics in double, two-pass, biased variance.
 #include <fmt/format.h>
 
 #include <cmath>

@@ -1,7 +1,5 @@
-// Reference evaluators of pooling: max/avg pool 1d-3d (strides, dilation, padding, ceil_mode,
-// count_include_pad, any permutation of the layout) and adaptive avg pool 1d-3d.
-// Windows follow TVM's kernels: max pads with the dtype's lowest value, avg divides by the taps in
-// the (explicitly) padded input or, without count_include_pad, by the taps inside the input.
+// Reference evaluators of max/avg pool 1d-3d (strides, dilation, padding, ceil_mode,
+// count_include_pad, any layout permutation) and adaptive avg pool 1d-3d, windows as TVM's kernels.
 #include <fmt/format.h>
 
 #include <array>
@@ -60,6 +58,10 @@ struct Taps {
   int64_t at(int64_t k) const { return start + k * dil; }
 };
 
+// One output element. Taps outside the input read TVM's pad values: the dtype's lowest value for
+// max (so a window wholly in the padding yields it), 0 for avg, which divides by the taps inside
+// the explicitly padded input (count_include_pad; the ceil_mode overhang is not padding) or else
+// by the taps inside the input.
 double poolOne(const std::vector<double>& plane, const Planes& p, const Window& w, const Dims3& o, bool isMax, bool includePad, double lowest) {
   std::array<Taps, 3> taps;
   for (size_t a = 0; a < 3; ++a) taps[a] = {o[a] * w.stride[a] - w.padBefore[a], w.dil[a], w.kernel[a]};

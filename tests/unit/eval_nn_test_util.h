@@ -1,6 +1,5 @@
-// Helpers of the nn-family evaluator tests: approximate comparisons that name the failing element,
-// tuple-valued results, and evaluating a normalized call on other values (to reach the
-// evaluator's own checks behind struct-info inference).
+// Helpers of the nn-family evaluator tests: approximate comparisons naming the failing element,
+// tuple results, and evaluating a normalized call on other values (the evaluator's own checks).
 #pragma once
 #include <catch2/catch.hpp>
 

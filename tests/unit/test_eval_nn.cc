@@ -1,6 +1,5 @@
-// Reference evaluator: linear algebra (matmul broadcasting and 1-D operands, outer, einsum),
-// activations, softmax, prelu, dropout, pad, pixel_shuffle, normalizations, attention and losses,
-// against hand-computed values.
+// Reference evaluator against hand-computed values: matmul (broadcasting, 1-D operands), outer, einsum,
+// activations, softmax, prelu, dropout, pad, pixel_shuffle, normalizations, attention, losses.
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -1,6 +1,5 @@
-// Reference evaluator: convolutions (strides, padding, dilation, groups, layouts, out_dtype,
-// transposed convs with output_padding) and pooling (ceil_mode, count_include_pad, dilation,
-// adaptive), against hand-computed values.
+// Reference evaluator against hand-computed values: convolutions (strides, padding, dilation, groups,
+// layouts, out_dtype, transposed) and pooling (ceil_mode, count_include_pad, dilation, adaptive).
 #include <catch2/catch.hpp>
 
 #include <cfloat>

@@ -1,5 +1,5 @@
-// Reference evaluator: image.resize2d (methods, coordinate transformation and rounding modes,
-// layouts, out_dtype), image.grid_sample, quantize and dequantize, against hand-computed values.
+// Reference evaluator against hand-computed values: image.resize2d, image.grid_sample,
+// all_class_non_max_suppression, quantize and dequantize.
 #include <catch2/catch.hpp>
 
 #include <cmath>
