@@ -7,6 +7,8 @@
 namespace rlx {
 
 bool PassContext::isDisabled(const std::string& name) const { return std::find(disabledPass.begin(), disabledPass.end(), name) != disabledPass.end(); }
+bool PassContext::inScope(const std::string& function) const { return scope.empty() || std::find(scope.begin(), scope.end(), function) != scope.end(); }
+
 bool PassContext::isRequired(const std::string& name) const { return std::find(requiredPass.begin(), requiredPass.end(), name) != requiredPass.end(); }
 
 Result<IRModuleRef> Pass::operator()(const IRModuleRef& mod, const PassContext& ctx) const {
@@ -21,10 +23,10 @@ Result<IRModuleRef> Pass::operator()(const IRModuleRef& mod, const PassContext& 
 }
 
 Pass makeFunctionPass(PassInfo info, std::function<Result<Expr>(const Expr&, const GlobalVarRef&, const IRModuleRef&)> fn) {
-  return Pass(std::move(info), [fn](const IRModuleRef& mod, const PassContext&) -> Result<IRModuleRef> {
+  return Pass(std::move(info), [fn](const IRModuleRef& mod, const PassContext& ctx) -> Result<IRModuleRef> {
     IRModuleRef out = mod;
     for (auto& e : mod->functions) {
-      if (e.func->kind() != NodeKind::Function) continue;
+      if (e.func->kind() != NodeKind::Function || !ctx.inScope(e.gvar->name)) continue;
       RLX_TRY(f, fn(e.func, e.gvar, mod));
       if (!f.same(e.func)) out = withFunction(out, e.gvar, f);
     }

@@ -34,6 +34,10 @@ class PassContext {
   std::vector<std::string> requiredPass;
   std::vector<std::string> disabledPass;
   std::vector<std::shared_ptr<PassInstrument>> instruments;
+  // Functions that function-level passes may change (empty: all). Module-level passes (DCE,
+  // Inline, LambdaLift, ...) always see the whole module.
+  std::vector<std::string> scope;
+  bool inScope(const std::string& function) const;
   bool isDisabled(const std::string& name) const;
   bool isRequired(const std::string& name) const;
 };

@@ -12,7 +12,7 @@ namespace rlx {
 const std::vector<PassEntry>& passRegistry() {
   static const std::vector<PassEntry> entries = [] {
     std::vector<PassEntry> v = {
-#define PASS(Name, Level, Summary) {#Name, Level, Summary, &create##Name##Pass},
+#define PASS(Name, Level, Options, Summary) {#Name, Level, Options, Summary, &create##Name##Pass},
 #include "passes/passes.def"
 #undef PASS
     };
@@ -20,6 +20,33 @@ const std::vector<PassEntry>& passRegistry() {
     return v;
   }();
   return entries;
+}
+
+std::vector<std::string> passOptionNames(const PassEntry& entry) {
+  // "a=1, b=[\"x\", \"y\"]": names are the identifiers before '=' at bracket depth 0.
+  std::vector<std::string> out;
+  std::string text = entry.options, word;
+  int depth = 0;
+  bool inString = false, afterEq = false;
+  for (char c : text) {
+    if (inString) {
+      inString = c != '"';
+      continue;
+    }
+    if (c == '"') inString = true;
+    else if (c == '[' || c == '(') ++depth;
+    else if (c == ']' || c == ')') --depth;
+    else if (c == '=' && depth == 0 && !afterEq) {
+      out.push_back(word);
+      afterEq = true;
+    } else if (c == ',' && depth == 0) {
+      word.clear();
+      afterEq = false;
+    } else if (!afterEq && c != ' ') {
+      word += c;
+    }
+  }
+  return out;
 }
 
 const PassEntry* findPass(const std::string& name) {
@@ -127,6 +154,20 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
+const char* presetPipeline(const std::string& name) {
+  // Optimization presets over the Relax-level catalogue (lowering passes join with the VM work):
+  // O1 cleans up, O2 also simplifies inference-time ops and removes redundancy, O3 first inlines.
+  static const std::pair<const char*, const char*> presets[] = {
+      {"O0", ""},
+      {"O1", "CanonicalizeBindings,FoldConstant,DeadCodeElimination"},
+      {"O2", "SimplifyInference,CanonicalizeOps,CanonicalizeBindings,FoldConstant,EliminateCommonSubexpr,CanonicalizeBindings,DeadCodeElimination"},
+      {"O3", "Inline,SimplifyInference,CanonicalizeOps,CanonicalizeBindings,FoldConstant,EliminateCommonSubexpr,CanonicalizeBindings,DeadCodeElimination"},
+  };
+  for (auto& [n, p] : presets)
+    if (name == n) return p;
+  return nullptr;
+}
+
 Result<std::vector<Pass>> parsePipeline(const std::string& text) {
   std::vector<Pass> passes;
   for (auto& rawItem : splitTopLevel(text)) {
@@ -134,10 +175,9 @@ Result<std::vector<Pass>> parsePipeline(const std::string& text) {
     if (item.empty()) continue;
     std::string name = item.substr(0, item.find('('));
     name = trim(name);
-    if (name == "O0" || name == "O1" || name == "O2" || name == "O3") {
-      // Presets grow with the catalogue; for now they hold the cleanup passes.
-      RLX_TRY(preset, parsePipeline(name == "O0" ? "" : "DeadCodeElimination"));
-      passes.insert(passes.end(), preset.begin(), preset.end());
+    if (const char* preset = presetPipeline(name)) {
+      RLX_TRY(expanded, parsePipeline(preset));
+      passes.insert(passes.end(), expanded.begin(), expanded.end());
       continue;
     }
     const PassEntry* entry = findPass(name);
@@ -161,7 +201,19 @@ Result<std::vector<Pass>> parsePipeline(const std::string& text) {
       }
     }
     RLX_TRY(pass, entry->create(options));
-    RLX_TRY_STATUS(options.finish(name));
+    if (auto st = options.finish(name); !st.ok()) {
+      Error err = st.error();
+      std::vector<std::string> known = passOptionNames(*entry);
+      for (auto& [k, v] : options.values) {
+        std::string close = closestName(k, known);
+        if (!close.empty() && close != k) {
+          err.hint = "did you mean '" + close + "'?";
+          break;
+        }
+      }
+      if (err.hint.empty()) err.hint = known.empty() ? name + " takes no options" : "options of " + name + ": " + entry->options;
+      return err;
+    }
     passes.push_back(pass);
   }
   return passes;

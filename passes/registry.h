@@ -25,16 +25,21 @@ class PassOptions {
 struct PassEntry {
   const char* name;
   int optLevel;
+  const char* options;  // "key=default, ..." ("" when the pass takes none)
   const char* summary;
   Result<Pass> (*create)(PassOptions&);
 };
 
-#define PASS(Name, Level, Summary) Result<Pass> create##Name##Pass(PassOptions& options);
+#define PASS(Name, Level, Options, Summary) Result<Pass> create##Name##Pass(PassOptions& options);
 #include "passes/passes.def"
 #undef PASS
 
 const std::vector<PassEntry>& passRegistry();  // sorted by name
 const PassEntry* findPass(const std::string& name);
+// The option names of a pass ("entry_functions", ...), from its options text.
+std::vector<std::string> passOptionNames(const PassEntry& entry);
+// The pipeline text of preset "O0".."O3", or null for other names.
+const char* presetPipeline(const std::string& name);
 // Parses a pipeline into passes ("O0".."O3" presets expand to their lists).
 Result<std::vector<Pass>> parsePipeline(const std::string& text);
 

@@ -55,7 +55,7 @@ const CommandDoc kCommands[] = {
     {":diff", ":diff @A @B [FUNC]", "unified diff between two states"},
     {":eq", ":eq @A @B", "structural equality of two states (or the first mismatch)"},
     {":passes", ":passes [PATTERN]", "list passes with their opt level and summary"},
-    {":set", ":set opt_level N | verify on|off | color on|off", "session options"},
+    {":set", ":set opt_level N | verify on|off | color on|off | scope FUNC[,FUNC..]|all", "session options (scope: functions that function passes change)"},
     {":focus", ":focus [FUNC]", "limit shown diffs to one function (no argument: all)"},
     {":step", ":step [PIPELINE]", "queue a pipeline, then apply its passes one per :step (an empty line steps again)"},
     {":source", ":source FILE", "run the commands in FILE"},
@@ -113,6 +113,7 @@ void Session::applyPipeline(const std::string& pipeline) {
   }
   PassContext ctx;
   ctx.optLevel = optLevel_;
+  ctx.scope = scope_;
   for (auto& p : passes.value()) {
     if (p.info().optLevel > optLevel_) {
       print(p.info().name + ": skipped (its opt_level " + std::to_string(p.info().optLevel) + " is above the session's " + std::to_string(optLevel_) + "; :set opt_level to change it)\n");
@@ -171,6 +172,31 @@ void Session::paste(const std::string& text) {
   }
   push(cur, "paste");
   print("@" + std::to_string(current_) + " = defined " + names + "\n");
+}
+
+void Session::setScope(const std::string& list) {
+  if (list == "all") {
+    scope_.clear();
+    print("scope = all functions\n");
+    return;
+  }
+  std::vector<std::string> names;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) names.push_back(item);
+  if (!states_.empty()) {
+    std::vector<std::string> known;
+    for (auto& e : states_[current_].mod->functions) known.push_back(e.gvar->name);
+    for (auto& n : names)
+      if (std::find(known.begin(), known.end(), n) == known.end()) {
+        std::string close = closestName(n, known);
+        error("no function '" + n + "' in @" + std::to_string(current_) + (close.empty() ? "" : " (did you mean '" + close + "'?)"));
+        return;
+      }
+  }
+  scope_ = names;
+  print("scope = " + list + " (function passes change only these; module passes see everything)\n");
 }
 
 void Session::help(const std::string& topic) {
@@ -289,13 +315,18 @@ bool Session::command(const std::string& line) {
     print(d.empty() ? "(no difference)\n" : d);
   } else if (cmd == ":passes") {
     for (auto& p : passRegistry())
-      if (w.size() < 2 || std::string(p.name).find(w[1]) != std::string::npos) print(std::string("  ") + p.name + std::string(std::max<int>(2, 28 - int(std::string(p.name).size())), ' ') + "O" + std::to_string(p.optLevel) + "  " + p.summary + "\n");
+      if (w.size() < 2 || std::string(p.name).find(w[1]) != std::string::npos) {
+        print(std::string("  ") + p.name + std::string(std::max<int>(2, 28 - int(std::string(p.name).size())), ' ') + "O" + std::to_string(p.optLevel) + "  " + p.summary + "\n");
+        if (*p.options) print(std::string(34, ' ') + "options: " + p.options + "\n");
+      }
   } else if (cmd == ":set") {
-    if (w.size() != 3) return error("usage: :set opt_level N | verify on|off | color on|off"), true;
+    const char* usage = "usage: :set opt_level N | verify on|off | color on|off | scope FUNC[,FUNC..]|all";
+    if (w.size() != 3) return error(usage), true;
     if (w[1] == "opt_level" && w[2].find_first_not_of("0123456789") == std::string::npos) optLevel_ = std::stoi(w[2]);
     else if (w[1] == "verify" && (w[2] == "on" || w[2] == "off")) verify_ = w[2] == "on";
     else if (w[1] == "color" && (w[2] == "on" || w[2] == "off")) color = w[2] == "on";
-    else return error("usage: :set opt_level N | verify on|off | color on|off"), true;
+    else if (w[1] == "scope") return setScope(w[2]), true;
+    else return error(usage), true;
     print(w[1] + " = " + w[2] + "\n");
   } else if (cmd == ":focus") {
     focus_ = w.size() > 1 ? w[1] : "";
@@ -339,13 +370,27 @@ bool Session::command(const std::string& line) {
 bool Session::feed(const std::string& raw) {
   std::string t = trim(raw);
   if (!pending_.empty()) {
-    // A paste ends at an empty line.
+    // A paste ends at an empty line — unless the next line is indented: printed modules have an
+    // empty line between functions. So an empty line is held until the next line decides; two
+    // empty lines in a row always end the paste.
     if (t.empty()) {
-      finish();
+      if (blankInPaste_) {
+        blankInPaste_ = false;
+        finish();
+      } else {
+        blankInPaste_ = true;
+      }
       return true;
     }
-    pending_.push_back(raw);
-    return true;
+    bool indented = raw[0] == ' ' || raw[0] == '\t';
+    if (!blankInPaste_ || indented) {
+      if (blankInPaste_) pending_.push_back("");
+      blankInPaste_ = false;
+      pending_.push_back(raw);
+      return true;
+    }
+    blankInPaste_ = false;
+    finish();  // then this line is a command of its own
   }
   bool stepped = lastWasStep_;
   lastWasStep_ = false;
@@ -364,12 +409,34 @@ bool Session::feed(const std::string& raw) {
 }
 
 void Session::finish() {
+  blankInPaste_ = false;
   if (pending_.empty()) return;
   std::string text;
   for (auto& l : pending_) text += l + "\n";
   pending_.clear();
   paste(text);
 }
+
+namespace {
+
+// The pass whose option list the cursor is in: `Name(` or `Name(a=1, ` before `start`.
+const PassEntry* passBeingConfigured(const std::string& line, size_t start) {
+  int depth = 0;
+  for (size_t i = start; i-- > 0;) {
+    char c = line[i];
+    if (c == ')' || c == ']') ++depth;
+    else if (c == '[') --depth;
+    else if (c == '(') {
+      if (depth-- > 0) continue;
+      size_t b = i;
+      while (b > 0 && (std::isalnum(static_cast<unsigned char>(line[b - 1])) || line[b - 1] == '_')) --b;
+      return findPass(line.substr(b, i - b));
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 std::vector<std::string> Session::complete(const std::string& lineSoFar) const {
   size_t start = lineSoFar.find_last_of(" ,(") == std::string::npos ? 0 : lineSoFar.find_last_of(" ,(") + 1;
@@ -389,8 +456,13 @@ std::vector<std::string> Session::complete(const std::string& lineSoFar) const {
     for (auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec))
       offer(dir + entry.path().filename().string() + (entry.is_directory(ec) ? "/" : ""));
     std::sort(out.begin(), out.end());
+  } else if (const PassEntry* pass = passBeingConfigured(lineSoFar, start)) {
+    for (auto& o : passOptionNames(*pass)) offer(o + "=");
+  } else if (first == ":set" && start > 0 && lineSoFar.find(' ', first.size() + 1) == std::string::npos) {
+    for (const char* o : {"opt_level", "verify", "color", "scope"}) offer(o);
   } else {
     for (auto& p : passRegistry()) offer(p.name);
+    for (const char* p : {"O0", "O1", "O2", "O3"}) offer(p);
     if (!states_.empty())
       for (auto& e : states_[current_].mod->functions) offer(e.gvar->name);
   }

@@ -36,7 +36,8 @@ options:
   --disable=A,B              never run these passes
   --time-passes              print a table of the time each pass took (to stderr)
   --dump-dir=DIR             write every state: DIR/000_input.relax, NNN_Pass.relax, NNN_Pass.diff, index.txt
-  --list-passes              list every pass with its opt_level and summary
+  --scope=F[,G...]           function-level passes change only these functions
+  --list-passes              list every pass with its opt_level, options and summary
 Banners are comment lines, so the output stays parseable.
 )";
 
@@ -134,7 +135,10 @@ int runOpt(const std::vector<std::string>& args, bool color) {
       return 0;
     }
     if (a == "--list-passes") {
-      for (auto& p : passRegistry()) std::printf("%-28s O%d  %s\n", p.name, p.optLevel, p.summary);
+      for (auto& p : passRegistry()) {
+        std::printf("%-28s O%d  %s\n", p.name, p.optLevel, p.summary);
+        if (*p.options) std::printf("%-32s options: %s\n", "", p.options);
+      }
       return 0;
     }
     if (a == "-p" || a == "--passes") {
@@ -165,6 +169,11 @@ int runOpt(const std::vector<std::string>& args, bool color) {
     } else if (auto v = value(a, "--opt-level")) {
       if (v->empty() || v->find_first_not_of("0123456789") != std::string::npos) return usage("--opt-level takes a number");
       ctx.optLevel = std::stoi(*v);
+    } else if (auto v = value(a, "--scope")) {
+      std::stringstream ss(*v);
+      std::string item;
+      while (std::getline(ss, item, ','))
+        if (!item.empty()) ctx.scope.push_back(item);
     } else if (auto v = value(a, "--disable")) {
       std::stringstream ss(*v);
       std::string item;
@@ -193,6 +202,14 @@ int runOpt(const std::vector<std::string>& args, bool color) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;
   }
+  for (auto& f : ctx.scope)
+    if (!mod->find(f)) {
+      std::vector<std::string> names;
+      for (auto& e : mod->functions) names.push_back(e.gvar->name);
+      std::string close = closestName(f, names);
+      std::fprintf(stderr, "rlx opt: --scope names '%s', which is not a function of %s%s\n", f.c_str(), input.c_str(), close.empty() ? "" : (" (did you mean '" + close + "'?)").c_str());
+      return 2;
+    }
   ctx.instruments.push_back(inst);
   if (!inst->dumpDir.empty()) {
     std::error_code ec;

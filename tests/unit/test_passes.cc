@@ -63,6 +63,28 @@ TEST_CASE("repl: completion of commands, passes and file names", "[repl]") {
   auto files = s.complete(std::string(":load ") + RLX_SOURCE_DIR + "/tests/corpus/01_m");
   REQUIRE(files.size() == 1);
   CHECK(files[0] == std::string(RLX_SOURCE_DIR) + "/tests/corpus/01_mlp.relax");
+  // Options of the pass whose parentheses the cursor is in; :set's settings; presets.
+  CHECK(s.complete("DeadCodeElimination(") == std::vector<std::string>{"entry_functions="});
+  CHECK(s.complete("FoldConstant,EtaExpand(expand_c") == std::vector<std::string>{"expand_constructor="});
+  CHECK(s.complete("BindParams(func_name=\"main\", p") == std::vector<std::string>{"params="});
+  CHECK(s.complete("DeadCodeElimination(entry_functions=[\"main\"]),O") == std::vector<std::string>{"O0", "O1", "O2", "O3"});
+  CHECK(s.complete(":set sc") == std::vector<std::string>{"scope"});
+}
+
+TEST_CASE("passes: option names come from passes.def; unknown options get suggestions", "[passes]") {
+  CHECK(passOptionNames(*findPass("EtaExpand")) == std::vector<std::string>{"expand_global_var", "expand_constructor"});
+  CHECK(passOptionNames(*findPass("BindParams")) == std::vector<std::string>{"func_name", "params"});
+  CHECK(passOptionNames(*findPass("FoldConstant")).empty());
+  auto typo = parsePipeline("DeadCodeElimination(entry_function=[\"main\"])");
+  REQUIRE(!typo.ok());
+  CHECK(typo.error().hint == "did you mean 'entry_functions'?");
+  auto none = parsePipeline("FoldConstant(x=1)");
+  REQUIRE(!none.ok());
+  CHECK(none.error().hint == "FoldConstant takes no options");
+  auto o2 = parsePipeline("O2");
+  REQUIRE(o2.ok());
+  CHECK(o2.value().size() == 7);
+  CHECK(o2.value().front().info().name == "SimplifyInference");
 }
 
 TEST_CASE("passes: ToANormalForm binds nested calls a pass left behind", "[passes]") {
