@@ -2,7 +2,9 @@
 // Shapes come from ShapeExpr args (kept as the result's shape), ranges from PrimValue args.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "ir/ops/infer_util.h"
 
@@ -54,6 +56,17 @@ Result<PrimExpr> primOfArg(const Call& c, size_t i, const char* name) {
   return opError(c, fmt::format("expects {} to be a prim value (R.prim_value(..)), but it is {}", name, sinfoStr(sinfoOf(c.args[i]))));
 }
 
+// The number of values of a constant integer range: max(0, ceil((end - start) / step)), for either
+// sign of step (step != 0), computed without overflow.
+int64_t constRangeLength(int64_t start, int64_t end, int64_t step) {
+  __int128 span = __int128(end) - start, q = span / step;
+  if (span % step != 0 && (span > 0) == (step > 0)) ++q;
+  return int64_t(std::clamp<__int128>(q, 0, INT64_MAX));
+}
+
+// Integer bounds that are all constants give the exact length, an empty range 0; symbolic integer
+// bounds give TVM's floordiv(end - start + step - 1, step). A float bound computes the length as
+// TVM does (float32 ceil of (end - start) / step), clamped at 0.
 Result<StructInfo> inferArange(const Call& c) {
   RLX_TRY_OK(checkArgCount(c, 3, 3));
   RLX_TRY(start, primOfArg(c, 0, "start"));
@@ -62,6 +75,9 @@ Result<StructInfo> inferArange(const Call& c) {
   DataType t = attrDType(c, "dtype");
   if (start->dtype.isInt() && end->dtype.isInt() && step->dtype.isInt()) {
     if (isConstInt(step, 0)) return opError(c, "step must not be zero");
+    auto s = asIntImm(start), e = asIntImm(end), st = asIntImm(step);
+    if (s && e && st) return makeTensor({i64(constRangeLength(s->value, e->value, st->value))}, t, "");
+    // Symbolic bounds keep TVM's form, which assumes a positive step and a non-empty range.
     return makeTensor({floordiv(add(sub(end, start), sub(step, i64(1))), step)}, t, "");
   }
   auto num = [](const PrimExpr& e) -> std::optional<double> {
