@@ -24,21 +24,6 @@ using namespace ops;
 
 // ---------------------------------------------------------------- helpers
 
-// Results past this size are refused: folding them would only bloat the module, and a shape built
-// from bad input must give an error, never an allocation failure.
-constexpr int64_t kMaxResultBytes = int64_t(1) << 30;
-
-Result<NDArrayRef> newTensor(const Call& call, DataType t, const Shape& shape) {
-  int64_t n = 1;
-  for (auto d : shape) {
-    if (d < 0) return evalError(call, fmt::format("the result shape has a negative dimension ({})", d));
-    if (d > 0 && n > kMaxResultBytes / d) return evalError(call, "the result is too large to evaluate");
-    n *= d;
-  }
-  if (n * std::max(t.bytes(), 1) > kMaxResultBytes) return evalError(call, "the result is too large to evaluate");
-  return allocTensor(t, shape);
-}
-
 int64_t prodOf(const Shape& s, size_t lo, size_t hi) {
   int64_t n = 1;
   for (size_t k = lo; k < hi; ++k) n *= s[k];

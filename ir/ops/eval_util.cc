@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace rlx::ops {
@@ -89,6 +90,17 @@ Result<DataType> resultDType(const Call& call) {
 }
 
 NDArrayRef allocTensor(DataType t, Shape shape) { return make<NDArray>(t, std::move(shape)); }
+
+Result<NDArrayRef> newTensor(const Call& call, DataType t, const Shape& shape) {
+  int64_t n = 1;
+  for (auto d : shape) {
+    if (d < 0) return evalError(call, fmt::format("the result shape has a negative dimension ({})", d));
+    if (d > 0 && n > kMaxResultBytes / d) return evalError(call, "the result is too large to evaluate");
+    n *= d;
+  }
+  if (n * std::max(t.bytes(), 1) > kMaxResultBytes) return evalError(call, "the result is too large to evaluate");
+  return allocTensor(t, shape);
+}
 
 Result<NDArrayRef> allocResult(const Call& call) {
   RLX_TRY(t, staticTensor(call, call.sinfo, "the result"));

@@ -33,6 +33,12 @@ Result<DataType> resultDType(const Call& call);
 Result<NDArrayRef> allocResult(const Call& call);
 Result<NDArrayRef> allocResultField(const Call& call, size_t field);
 NDArrayRef allocTensor(DataType t, Shape shape);
+// Results past this size are refused: folding them would only bloat the module, and a shape built
+// from bad input must give an error, never an allocation failure.
+constexpr int64_t kMaxResultBytes = int64_t(1) << 30;
+// allocTensor guarded for shapes computed from argument values: a negative dimension or a result
+// over kMaxResultBytes is an error naming the op.
+Result<NDArrayRef> newTensor(const Call& call, DataType t, const Shape& shape);
 
 // Argument accessors with errors naming the op and the parameter.
 Result<NDArrayRef> tensorValue(const Call& call, const std::vector<Value>& args, size_t i, const char* name);
