@@ -81,7 +81,8 @@ NDArrayRef padScalar(const Attr& pad) {
 }
 
 // Each input element moves to the index the map computes from its own index; output elements no
-// input reaches are padding. The output shape is the inferred one (the map's image of the input).
+// input reaches are padding. The output shape is the inferred one (TVM's IndexMap shape: splits
+// of an iterator pad it, so i // 2, i % 2 over 3 elements gives (2, 2) with one padding element).
 Result<Value> evalLayoutTransform(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(x, tensorValue(call, args, 0, "x"));
   const Attr* m = findAttr(call, "index_map");

@@ -2,6 +2,11 @@
 // squeeze, flatten, concat, split, broadcast_to, stack, tile, repeat, flip, layout_transform, collapse_sum_*.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "ir/arith.h"
 #include "ir/ops/infer_util.h"
 #include "ir/struct_info.h"
 
@@ -355,8 +360,173 @@ Result<StructInfo> inferFlip(const Call& c) {
   return StructInfo(x);
 }
 
+// ---------------------------------------------------------------- layout_transform shape
+// The output shape of an index map over the input box, as TVM's IndexMap::MapShape computes it:
+// 1. Rewrite every result as an iterator sum (DetectIterMap, no bijectivity check): a sum of
+//    terms floormod(floordiv(var, lower), extent) * scale plus a constant. floordiv/floormod by a
+//    positive constant c split a term, padding its var so that every divisor used on it divides
+//    the padded extent: i // c then has extent ceildiv(n, c) and i % c extent c.
+// 2. Two passes: the first collects each var's padding factor (lcm of c * lower over its splits),
+//    the second rewrites with the padded extents.
+// 3. A result's extent is its largest term's extent * scale (1 for a constant).
+// Any result outside these forms (or with a non-zero offset, or terms that do not fuse densely)
+// gives nullopt: the caller then uses the image of the box (TVM's interval fallback).
+class IndexMapShape {
+ public:
+  void addVar(const PrimVar* v, PrimExpr extent) { marks_[v] = Mark{std::move(extent)}; }
+
+  std::optional<std::vector<PrimExpr>> mapShape(const std::vector<PrimExpr>& results) {
+    for (auto& r : results)
+      if (!rewrite(r)) return std::nullopt;
+    for (auto& [v, m] : marks_)
+      if (!divisible(m.extent, m.factor)) m.padded = mul(ceilDiv(m.extent, m.factor), i64(m.factor));
+    firstPass_ = false;
+    std::vector<PrimExpr> out;
+    for (auto& r : results) {
+      auto sum = rewrite(r);
+      if (!sum || sum->base != 0) return std::nullopt;
+      auto& ts = sum->terms;
+      if (ts.empty()) {
+        out.push_back(i64(1));
+        continue;
+      }
+      std::sort(ts.begin(), ts.end(), [](const Term& a, const Term& b) { return a.scale < b.scale; });
+      for (size_t k = 1; k < ts.size(); ++k)  // orthogonal terms fuse when their scales chain densely
+        if (constInt(mul(ts[k - 1].extent, i64(ts[k - 1].scale))) != ts[k].scale) return std::nullopt;
+      out.push_back(simplify(mul(ts.back().extent, i64(ts.back().scale))));
+    }
+    return out;
+  }
+
+ private:
+  struct Mark {
+    PrimExpr extent;
+    int64_t factor = 1;
+    PrimExpr padded;  // null: needs no padding
+  };
+  struct Term {
+    const PrimVar* var;  // null: a split of a padded split (never padded again)
+    int64_t lower;
+    PrimExpr extent;
+    int64_t scale;
+    bool padded;
+  };
+  struct Sum {
+    std::vector<Term> terms;
+    int64_t base = 0;
+  };
+
+  static bool divisible(const PrimExpr& e, int64_t c) { return c == 1 || constInt(floormod(e, i64(c))) == 0; }
+  static PrimExpr ceilDiv(const PrimExpr& e, int64_t c) { return floordiv(add(e, i64(c - 1)), i64(c)); }
+
+  // Pads the term's var for division by c: the first pass records the factor, the second gives an
+  // unpadded split of a padded var its share of the padded extent.
+  bool pad(Term& t, int64_t c) {
+    if (!t.var) return true;
+    Mark& m = marks_[t.var];
+    if (firstPass_) {
+      int64_t f, lcm;
+      if (__builtin_mul_overflow(c, t.lower, &f) || __builtin_mul_overflow(m.factor / std::gcd(m.factor, f), f, &lcm)) return false;
+      m.factor = lcm;
+      if (!divisible(t.extent, c)) t.extent = mul(ceilDiv(t.extent, c), i64(c));
+    } else if (m.padded && !t.padded) {
+      t.extent = floordiv(m.padded, i64(t.lower));
+      t.padded = true;
+    }
+    return true;
+  }
+
+  std::optional<Sum> split(Term t, int64_t base, int64_t c, bool mod) {
+    if (c <= 0) return std::nullopt;
+    if (c == 1) return mod ? Sum{} : Sum{{t}, base};
+    if (t.scale != 1) {  // fold the scale into the divisor, as TVM's SplitFloorDivConst/ModConst do
+      if (t.scale % c == 0 && base % c == 0) {
+        if (mod) return Sum{};
+        t.scale /= c;
+        return Sum{{t}, base / c};
+      }
+      if (c % t.scale != 0 || base % t.scale != 0) return std::nullopt;
+      c /= t.scale;
+      base /= t.scale;
+      if (!mod) t.scale = 1;
+    }
+    if (base != 0 || !pad(t, c)) return std::nullopt;
+    if (mod) {
+      t.extent = i64(c);
+    } else if (divisible(t.extent, c)) {
+      t.lower *= c;
+      t.extent = floordiv(t.extent, i64(c));
+    } else {
+      const Mark* m = t.var ? &marks_[t.var] : nullptr;
+      if (!m || t.lower != 1 || !proveEqual(t.extent, t.padded ? m->padded : m->extent)) t.var = nullptr;
+      t.lower *= c;
+      t.extent = ceilDiv(t.extent, c);
+    }
+    return Sum{{t}, 0};
+  }
+
+  std::optional<Sum> rewrite(const PrimExpr& e) {
+    if (auto imm = asIntImm(e)) return Sum{{}, imm->value};
+    if (auto v = e.as<PrimVar>()) {
+      auto it = marks_.find(v.get());
+      if (it == marks_.end()) return std::nullopt;
+      return Sum{{Term{v.get(), 1, it->second.extent, 1, false}}, 0};
+    }
+    if (auto cast = e.as<Cast>()) return rewrite(cast->value);
+    auto bin = e.as<PrimBinary>();
+    if (!bin) return std::nullopt;
+    auto a = rewrite(bin->a), b = rewrite(bin->b);
+    if (!a || !b) return std::nullopt;
+    switch (e->kind()) {
+      case NodeKind::Add: {
+        for (auto& t : b->terms) {
+          auto same = std::find_if(a->terms.begin(), a->terms.end(), [&](const Term& u) {
+            return t.var && u.var == t.var && u.lower == t.lower && u.padded == t.padded && proveEqual(u.extent, t.extent);
+          });
+          if (same != a->terms.end()) same->scale += t.scale;
+          else a->terms.push_back(t);
+        }
+        a->base += b->base;
+        return a;
+      }
+      case NodeKind::Sub:
+        if (!b->terms.empty()) return std::nullopt;
+        a->base -= b->base;
+        return a;
+      case NodeKind::Mul: {
+        if (!a->terms.empty() && !b->terms.empty()) return std::nullopt;
+        if (a->terms.empty() && b->terms.empty()) {
+          if (__builtin_mul_overflow(a->base, b->base, &a->base)) return std::nullopt;
+          return a;
+        }
+        if (a->terms.empty()) std::swap(a, b);
+        int64_t k = b->base;
+        if (k == 0) return Sum{};
+        if (k < 0) return std::nullopt;
+        for (auto& t : a->terms)
+          if (__builtin_mul_overflow(t.scale, k, &t.scale)) return std::nullopt;
+        if (__builtin_mul_overflow(a->base, k, &a->base)) return std::nullopt;
+        return a;
+      }
+      case NodeKind::FloorDiv:
+      case NodeKind::FloorMod: {
+        bool mod = e->kind() == NodeKind::FloorMod;
+        if (!b->terms.empty() || b->base <= 0) return std::nullopt;
+        int64_t c = b->base;
+        if (a->terms.empty()) return Sum{{}, mod ? a->base - (a->base / c - (a->base % c < 0)) * c : a->base / c - (a->base % c < 0)};
+        if (a->terms.size() != 1) return std::nullopt;
+        return split(a->terms[0], a->base, c, mod);
+      }
+      default: return std::nullopt;
+    }
+  }
+
+  std::unordered_map<const PrimVar*, Mark> marks_;
+  bool firstPass_ = true;
+};
+
 // index_map is kept as written by the parser; when it is [[vars...], [results...]] (PrimExprs),
-// the output shape is the image of the input shape under the map.
+// the output shape is the extent of each result over the input box (IndexMapShape above).
 Result<StructInfo> inferLayoutTransform(const Call& c) {
   RLX_TRY_OK(checkArgCount(c, 1, 1));
   RLX_TRY(x, tensorArg(c, 0, "x"));
@@ -370,19 +540,24 @@ Result<StructInfo> inferLayoutTransform(const Call& c) {
     return opError(c, fmt::format("the index map takes {} indices but the input has {} dimensions", vars->array.size(), x->ndim));
   auto d = x->dims();
   if (!d) return makeTensorNdim(x->dtype, outNdim, x->vdevice);
-  // For the common permutation/split maps the image of a box [0, e) is computed from the result
-  // expressions with each var replaced by its extent minus one, plus one.
+  IndexMapShape iters;
   PrimVarMap sub1;
   for (size_t i = 0; i < vars->array.size(); ++i) {
     auto& v = vars->array[i];
     if (!v || v->kind != AttrValue::Prim || !v->prim.is<PrimVar>()) return makeTensorNdim(x->dtype, outNdim, x->vdevice);
+    iters.addVar(v->prim.as<PrimVar>().get(), (*d)[i]);
     sub1[v->prim.as<PrimVar>().get()] = sub((*d)[i], i64(1));
   }
-  std::vector<PrimExpr> out;
+  std::vector<PrimExpr> exprs;
   for (auto& r : results->array) {
     if (!r || r->kind != AttrValue::Prim) return makeTensorNdim(x->dtype, outNdim, x->vdevice);
-    out.push_back(simplify(add(primSubstitute(r->prim, sub1), i64(1))));
+    exprs.push_back(r->prim);
   }
+  if (auto shape = iters.mapShape(exprs)) return makeTensor(*shape, x->dtype, x->vdevice);
+  // Fallback for monotone maps: the image of a box [0, e) is each result with every var replaced
+  // by its extent minus one, plus one.
+  std::vector<PrimExpr> out;
+  for (auto& r : exprs) out.push_back(simplify(add(primSubstitute(r, sub1), i64(1))));
   return makeTensor(out, x->dtype, x->vdevice);
 }
 
