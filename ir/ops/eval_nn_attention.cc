@@ -1,8 +1,9 @@
-// Reference evaluators of attention (BSNH; additive bias, scale and causal masks as TVM's
-// legalization builds them) and of the losses cross_entropy_with_logits and nll_loss.
+// Reference evaluators of attention, attention_bias and attention_var_len (BSNH; bias, scale and
+// causal masks as TVM's legalization builds them) and of cross_entropy_with_logits and nll_loss.
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 
 #include "ir/ops/eval_nn.h"
 
@@ -23,22 +24,69 @@ Result<AttnDims> attnDims(const Call& call, const NDArray& q, const NDArray& k, 
 }
 
 // Offset of the causal diagonal: key j is visible from query i when j <= i + offset. TVM uses
-// |seq - seq_kv| for BottomRight (the absolute value included).
-Result<int64_t> causalOffset(const Call& call, const AttnDims& d) {
+// |seq - seq_kv| for BottomRight (the absolute value included); no mask shows every key.
+Result<int64_t> causalOffset(const Call& call, int64_t seq, int64_t seqKv) {
+  if (attrIsNone(call, "causal_mask")) return seqKv;
   std::string mask = attrString(call, "causal_mask");
   if (mask == "TopLeft") return int64_t(0);
-  if (mask == "BottomRight") return std::abs(d.s - d.skv);
+  if (mask == "BottomRight") return std::abs(seq - seqKv);
   return evalError(call, fmt::format("unknown causal_mask \"{}\" (TopLeft or BottomRight)", mask));
 }
 
-Result<Value> evalAttention(const Call& call, const std::vector<Value>& args) {
+// The inputs of one attention call as doubles, with their (batch, seq, heads, dim) extents.
+struct AttnData {
+  AttnDims d;
+  std::vector<double> q, k, v, out;
+  double scale;
+  const double* qRow(int64_t b, int64_t i, int64_t n) const { return q.data() + ((b * d.s + i) * d.n + n) * d.h; }
+  const double* kRow(int64_t b, int64_t j, int64_t n) const { return k.data() + ((b * d.skv + j) * d.n + n) * d.h; }
+  const double* vRow(int64_t b, int64_t j, int64_t n) const { return v.data() + ((b * d.skv + j) * d.n + n) * d.hv; }
+  double* outRow(int64_t b, int64_t i, int64_t n) { return out.data() + ((b * d.s + i) * d.n + n) * d.hv; }
+};
+
+// One head of one sequence: queries [q0, q0 + sq) attend keys [k0, k0 + skv) with the causal
+// `offset` (relative to the block) and an optional additive bias(i, j) of block positions.
+struct AttnBlock {
+  int64_t b, n, q0, sq, k0, skv, offset;
+};
+
+void attendBlock(AttnData& a, const AttnBlock& blk, const std::function<double(int64_t, int64_t)>& bias) {
+  std::vector<double> p(size_t(blk.skv));
+  for (int64_t i = 0; i < blk.sq; ++i) {
+    int64_t visible = std::min(blk.skv, i + blk.offset + 1);
+    const double* qrow = a.qRow(blk.b, blk.q0 + i, blk.n);
+    double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < visible; ++j) {
+      const double* krow = a.kRow(blk.b, blk.k0 + j, blk.n);
+      double dot = 0;
+      for (int64_t e = 0; e < a.d.h; ++e) dot += qrow[e] * krow[e];
+      p[size_t(j)] = dot * a.scale + (bias ? bias(i, j) : 0.0);
+      mx = std::max(mx, p[size_t(j)]);
+    }
+    for (int64_t j = 0; j < visible; ++j) sum += (p[size_t(j)] = std::exp(p[size_t(j)] - mx));
+    double* orow = a.outRow(blk.b, blk.q0 + i, blk.n);
+    for (int64_t j = 0; j < visible; ++j) {
+      const double* vrow = a.vRow(blk.b, blk.k0 + j, blk.n);
+      for (int64_t e = 0; e < a.d.hv; ++e) orow[e] += p[size_t(j)] / sum * vrow[e];
+    }
+  }
+}
+
+Result<AttnData> attnData(const Call& call, const std::vector<Value>& args, const NDArray& out) {
   RLX_TRY(q, tensorValue(call, args, 0, "query"));
   RLX_TRY(k, tensorValue(call, args, 1, "key"));
   RLX_TRY(v, tensorValue(call, args, 2, "value"));
-  RLX_TRY(out, allocResult(call));
   RLX_TRY(d, attnDims(call, *q, *k, *v));
-  RLX_TRY_STATUS(expectShape(call, *out, {d.b, d.s, d.n, d.hv}, "the result"));
+  RLX_TRY_STATUS(expectShape(call, out, {d.b, d.s, d.n, d.hv}, "the result"));
   if (!attrIsNone(call, "window_size")) return evalError(call, "sliding-window attention (window_size) has no reference semantics");
+  double scale = attrIsNone(call, "scale") ? 1.0 / std::sqrt(double(d.h)) : attrReal(call, "scale");
+  return AttnData{d, loadAs<double>(*q), loadAs<double>(*k), loadAs<double>(*v), std::vector<double>(size_t(out.numel()), 0.0), scale};
+}
+
+Result<Value> evalAttention(const Call& call, const std::vector<Value>& args) {
+  RLX_TRY(out, allocResult(call));
+  RLX_TRY(a, attnData(call, args, *out));
+  const AttnDims& d = a.d;
   NDArrayRef bias;
   if (args.size() > 3) {
     RLX_TRY(b, tensorValue(call, args, 3, "bias"));
@@ -46,37 +94,44 @@ Result<Value> evalAttention(const Call& call, const std::vector<Value>& args) {
     RLX_TRY(full, broadcastShape(call, b->shape, {d.b, d.n, d.s, d.skv}));
     if (full != Shape{d.b, d.n, d.s, d.skv}) return evalError(call, "the bias does not broadcast to (batch, heads, seq_len, seq_len_kv)");
   }
-  int64_t offset = d.skv;  // no mask: every key is visible
-  if (!attrIsNone(call, "causal_mask")) {
-    RLX_TRY(o, causalOffset(call, d));
-    offset = o;
-  }
-  double scale = attrIsNone(call, "scale") ? 1.0 / std::sqrt(double(d.h)) : attrReal(call, "scale");
-  std::vector<double> qv = loadAs<double>(*q), kv = loadAs<double>(*k), vv = loadAs<double>(*v), ov(size_t(out->numel()), 0.0);
+  RLX_TRY(offset, causalOffset(call, d.s, d.skv));
   Shape biasStrides = bias ? stridesOf(bias->shape) : Shape{};
-  std::vector<double> p(size_t(d.skv));
   for (int64_t b = 0; b < d.b; ++b)
-    for (int64_t n = 0; n < d.n; ++n)
-      for (int64_t i = 0; i < d.s; ++i) {
-        int64_t visible = std::min(d.skv, i + offset + 1);
-        const double* qrow = qv.data() + ((b * d.s + i) * d.n + n) * d.h;
-        double mx = -INFINITY, sum = 0;
-        for (int64_t j = 0; j < visible; ++j) {
-          const double* krow = kv.data() + ((b * d.skv + j) * d.n + n) * d.h;
-          double dot = 0;
-          for (int64_t e = 0; e < d.h; ++e) dot += qrow[e] * krow[e];
-          p[size_t(j)] = dot * scale;
-          if (bias) p[size_t(j)] += bias->getDouble(broadcastOffset({b, n, i, j}, bias->shape, biasStrides));
-          mx = std::max(mx, p[size_t(j)]);
-        }
-        for (int64_t j = 0; j < visible; ++j) sum += (p[size_t(j)] = std::exp(p[size_t(j)] - mx));
-        double* orow = ov.data() + ((b * d.s + i) * d.n + n) * d.hv;
-        for (int64_t j = 0; j < visible; ++j) {
-          const double* vrow = vv.data() + ((b * d.skv + j) * d.n + n) * d.hv;
-          for (int64_t e = 0; e < d.hv; ++e) orow[e] += p[size_t(j)] / sum * vrow[e];
-        }
-      }
-  storeAs(*out, ov);
+    for (int64_t n = 0; n < d.n; ++n) {
+      auto biasAt = [&](int64_t i, int64_t j) { return bias->getDouble(broadcastOffset({b, n, i, j}, bias->shape, biasStrides)); };
+      attendBlock(a, {b, n, 0, d.s, 0, d.skv, offset}, bias ? std::function<double(int64_t, int64_t)>(biasAt) : nullptr);
+    }
+  storeAs(*out, a.out);
+  return Value::ofTensor(out);
+}
+
+// Sequence boundaries (a cumulative sum starting at 0) as int64, checked against `total`.
+Result<std::vector<int64_t>> seqStarts(const Call& call, const std::vector<Value>& args, size_t i, const char* name, int64_t total) {
+  RLX_TRY(t, tensorValue(call, args, i, name));
+  std::vector<int64_t> s;
+  for (int64_t k = 0; k < t->numel(); ++k) s.push_back(t->getInt(k));
+  bool ok = t->shape.size() == 1 && !s.empty() && s[0] == 0;
+  for (size_t k = 1; ok && k < s.size(); ++k) ok = s[k] >= s[k - 1] && s[k] <= total;
+  if (!ok) return evalError(call, fmt::format("{} must be a 1-D cumulative sum of sequence lengths starting at 0 and ending within {}", name, total));
+  return s;
+}
+
+// Packed sequences: sequence i's queries [seqstart_q[i], seqstart_q[i + 1]) attend its keys
+// [seqstart_k[i], seqstart_k[i + 1]), with the scale and causal mask of plain attention applied
+// per sequence. max_seqlen_q/k only size the kernels' workspaces and do not change the result.
+Result<Value> evalAttentionVarLen(const Call& call, const std::vector<Value>& args) {
+  RLX_TRY(out, allocResult(call));
+  RLX_TRY(a, attnData(call, args, *out));
+  RLX_TRY(sq, seqStarts(call, args, 3, "seqstart_q", a.d.s));
+  RLX_TRY(sk, seqStarts(call, args, 4, "seqstart_k", a.d.skv));
+  if (sq.size() != sk.size()) return evalError(call, "seqstart_q and seqstart_k describe different numbers of sequences");
+  for (int64_t b = 0; b < a.d.b; ++b)
+    for (size_t i = 0; i + 1 < sq.size(); ++i) {
+      int64_t lenQ = sq[i + 1] - sq[i], lenK = sk[i + 1] - sk[i];
+      RLX_TRY(offset, causalOffset(call, lenQ, lenK));
+      for (int64_t n = 0; n < a.d.n; ++n) attendBlock(a, {b, n, sq[i], lenQ, sk[i], lenK, offset}, nullptr);
+    }
+  storeAs(*out, a.out);
   return Value::ofTensor(out);
 }
 
@@ -153,6 +208,7 @@ Result<Value> evalNLLLoss(const Call& call, const std::vector<Value>& args) {
 void registerAttentionEvals() {
   registerEval("relax.nn.attention", evalAttention);
   registerEval("relax.nn.attention_bias", evalAttention);
+  registerEval("relax.nn.attention_var_len", evalAttentionVarLen);
   registerEval("relax.nn.cross_entropy_with_logits", evalCrossEntropy);
   registerEval("relax.nn.nll_loss", evalNLLLoss);
 }

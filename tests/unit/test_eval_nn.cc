@@ -268,3 +268,17 @@ TEST_CASE("eval: nn evaluators reject values that disagree with the call", "[eva
   CHECK(evalOn("relax.nn.nll_loss", {C("float32", {2, 3}, {}), C("int64", {2}, {})}, {}, {TV("float32", {2, 3}, {}), TV("int64", {3}, {})}) ==
         "error: R.nn.nll_loss: targets must have the predictions' shape without the class dimension");
 }
+
+TEST_CASE("eval: attention_var_len attends within each packed sequence", "[eval][nn]") {
+  // sequences [0, 1) and [1, 3) of q = (1, 1, 2), k = (1, 1, 0), v = (10, 20, 30)
+  auto args = [](std::vector<double> starts) {
+    return std::vector<PyValue>{C("float32", {1, 3, 1, 1}, {1, 1, 2}), C("float32", {1, 3, 1, 1}, {1, 1, 0}), C("float32", {1, 3, 1, 1}, {10, 20, 30}),
+                                C("int32", {int64_t(starts.size())}, starts), None(), C("int32", {}, {2})};
+  };
+  checkNear(ev("relax.nn.attention_var_len", args({0, 1, 3})), {1, 3, 1, 1}, {10, 22.689414213699951, 21.192029220221176});
+  checkNear(ev("relax.nn.attention_var_len", args({0, 1, 3}), {{"causal_mask", S("TopLeft")}}), {1, 3, 1, 1}, {10, 20, 21.192029220221176});
+  // one sequence of all three tokens
+  checkNear(ev("relax.nn.attention_var_len", args({0, 3}), {{"scale", F(0)}}), {1, 3, 1, 1}, {20, 20, 20});
+  CHECK(ev("relax.nn.attention_var_len", args({0, 5})).error ==
+        "error: R.nn.attention_var_len: seqstart_q must be a 1-D cumulative sum of sequence lengths starting at 0 and ending within 3");
+}
