@@ -1,6 +1,7 @@
 // ToGraphNormalForm: substitutes single-use bindings back into their one use wherever the text
 // format keeps them inline — values that are leaves (constants, shapes, prim values, aliases) or
-// tuples of leaves, used as a call argument, tuple field, tuple-get-item operand or result.
+// tuples of leaves, used as a call argument, tuple field or result (not as the operand of `t[i]`:
+// `(a, b)[0]` reads back as `a`).
 // Why: Relay's graph normal form shows the dataflow graph without let-noise; in Relax text the
 // parser re-binds nested calls, so only atoms can move back without breaking the round trip.
 // Preconditions: a normalized function. Kept: match_casts (checks), vars that struct info refers
@@ -45,9 +46,13 @@ void noteSInfoVars(const StructInfo& s, std::unordered_set<const Var*>& out) {
 // Which bindings may be substituted: atom values whose var is used exactly once.
 std::unordered_set<const Var*> inlinable(const Expr& func) {
   std::unordered_map<const Var*, int> uses;
-  std::unordered_set<const Var*> inSInfo, candidates;
+  std::unordered_set<const Var*> inSInfo, candidates, indexed;
   walkExpr(func, [&](const Expr& x) {
     if (auto v = x.as<Var>()) ++uses[v.get()];
+    // `(a, b)[0]` would read back as the field itself (the parser indexes Python tuples), so a
+    // tuple stays bound where it is indexed.
+    if (auto g = x.as<TupleGetItem>())
+      if (auto v = g->tuple.as<Var>()) indexed.insert(v.get());
     if (auto s = x.as<SeqExpr>()) {
       for (auto& block : s->blocks)
         for (auto& b : block->bindings) {
@@ -61,7 +66,7 @@ std::unordered_set<const Var*> inlinable(const Expr& func) {
   });
   std::unordered_set<const Var*> out;
   for (auto* v : candidates)
-    if (uses[v] == 1 && !inSInfo.count(v)) out.insert(v);
+    if (uses[v] == 1 && !inSInfo.count(v) && !indexed.count(v)) out.insert(v);
   return out;
 }
 
