@@ -282,3 +282,14 @@ TEST_CASE("eval: attention_var_len attends within each packed sequence", "[eval]
   CHECK(ev("relax.nn.attention_var_len", args({0, 5})).error ==
         "error: R.nn.attention_var_len: seqstart_q must be a 1-D cumulative sum of sequence lengths starting at 0 and ending within 3");
 }
+
+TEST_CASE("eval: every linear algebra, nn, image and vision op has an evaluator", "[eval][nn]") {
+  std::vector<std::string> missing;
+  for (const OpInfo* op : allOps()) {
+    const std::string& n = op->name;
+    bool family = n == "relax.matmul" || n == "relax.outer" || n == "relax.einsum" || n == "relax.quantize" || n == "relax.dequantize" ||
+                  n.rfind("relax.nn.", 0) == 0 || n.rfind("relax.image.", 0) == 0 || n.rfind("relax.vision.", 0) == 0;
+    if (family && !findEval(n)) missing.push_back(n);
+  }
+  CHECK(missing == std::vector<std::string>{});
+}
