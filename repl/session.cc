@@ -46,7 +46,7 @@ struct CommandDoc {
 };
 const CommandDoc kCommands[] = {
     {":load", ":load FILE", "parse FILE into a new session state @0"},
-    {":reload", ":reload", "load the same file again"},
+    {":reload", ":reload", "read the loaded file again as a new state (with a diff)"},
     {":show", ":show [@N] [FUNC]", "print the current state (or @N, or one function)"},
     {":apply", ":apply PIPELINE", "run passes one at a time; each change becomes a new state with a diff"},
     {":undo", ":undo", "go back to the state the current one came from"},
@@ -85,6 +85,23 @@ std::string Session::showText(const IRModuleRef& mod, const std::string& func) c
   auto* e = mod->find(func);
   if (!e) return "";
   return printFunction(e->func, func);
+}
+
+// Re-reads the loaded file as a new state, so the states made so far stay reachable (:diff, :undo).
+void Session::reload() {
+  DiagnosticEngine diag;
+  auto mod = parseFile(loadedFile_, diag);
+  if (!mod) {
+    print(diag.render(false));
+    error("not reloaded; the state stays @" + std::to_string(current_));
+    return;
+  }
+  size_t from = current_;
+  std::string before = printModule(states_[current_].mod), after = printModule(mod);
+  push(mod, "reload " + loadedFile_);
+  print("@" + std::to_string(current_) + " reloaded " + loadedFile_ + " (" + std::to_string(mod->functions.size()) + " functions)\n");
+  std::string diff = unifiedDiff(before, after, "@" + std::to_string(from), "@" + std::to_string(current_), 3, color);
+  print(diff.empty() ? "(same as @" + std::to_string(from) + ")\n" : diff);
 }
 
 void Session::load(const std::string& path) {
@@ -222,8 +239,9 @@ bool Session::command(const std::string& line) {
     if (w.size() != 2) error("usage: :load FILE");
     else load(w[1]);
   } else if (cmd == ":reload") {
-    if (loadedFile_.empty()) error("nothing was loaded from a file");
-    else load(loadedFile_);
+    if (w.size() != 1) error("usage: :reload");
+    else if (loadedFile_.empty()) error("nothing was loaded from a file");
+    else reload();
   } else if (cmd == ":show") {
     if (!needModule()) return true;
     const State* s = &states_[current_];

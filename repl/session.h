@@ -43,6 +43,7 @@ class Session {
   bool blankInPaste_ = false;  // an empty line inside a paste, held until the next line decides
   std::vector<std::string> scope_;  // :set scope (empty: all functions)
   void setScope(const std::string& list);
+  void reload();
   std::vector<std::string> stepQueue_;  // passes still to apply with :step
   bool lastWasStep_ = false;            // an empty line repeats :step
   bool timePasses_ = false;
