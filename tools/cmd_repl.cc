@@ -22,7 +22,12 @@ repl::Session* gSession = nullptr;
 std::vector<std::string> gMatches;
 
 char* completionGenerator(const char*, int state) {
-  if (state == 0) gMatches = gSession->complete(std::string(rl_line_buffer, size_t(rl_point)));
+  if (state == 0) {
+    gMatches = gSession->complete(std::string(rl_line_buffer, size_t(rl_point)));
+    // `option=` and `dir/` completions continue in the same word: no space after them.
+    bool open = gMatches.size() == 1 && !gMatches[0].empty() && (gMatches[0].back() == '=' || gMatches[0].back() == '/');
+    rl_completion_append_character = open ? '\0' : ' ';
+  }
   if (size_t(state) >= gMatches.size()) return nullptr;
   return strdup(gMatches[size_t(state)].c_str());
 }
