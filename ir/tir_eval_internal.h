@@ -1,0 +1,102 @@
+// Internals of the TIR interpreter (ir/tir_eval.h), shared by its statement, expression and
+// intrinsic files: scalar values, buffer views and the interpreter state.
+#pragma once
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/tir_eval.h"
+
+namespace rlx::tireval {
+
+// One lane of a TIR value. Integers and bools live in `i`, already wrapped to the dtype's width
+// (uint64 keeps its bit pattern); floats live in `f`, already rounded to the dtype's precision.
+struct Scalar {
+  DataType dtype;
+  int64_t i = 0;
+  double f = 0;
+
+  static Scalar ofInt(DataType t, int64_t v);    // wraps to t's width (bool: v != 0)
+  static Scalar ofFloat(DataType t, double v);   // rounds to t's precision
+  static Scalar ofBool(bool b) { return ofInt(DataType::boolean(), b); }
+  bool isFloat() const { return dtype.isFloat(); }
+  bool isUInt64() const { return dtype.code == DataType::UInt && dtype.bits == 64; }
+  double toDouble() const;
+  bool truthy() const { return isFloat() ? f != 0 : i != 0; }
+};
+
+int64_t wrapInt(DataType t, int64_t v);
+double roundFloat(DataType t, double v);
+// TVM's Cast: float→int truncates (saturating, NaN → 0), then wraps; anything → bool is `!= 0`.
+Scalar castScalar(DataType to, const Scalar& v);
+// Bit cast between dtypes of the same width (tir.reinterpret).
+Result<Scalar> reinterpretScalar(DataType to, const Scalar& v);
+
+// Arithmetic, comparison and logical operators (NodeKind Add..Or) on two lanes, TVM semantics.
+Result<Scalar> applyBinary(NodeKind k, DataType resultType, const Scalar& a, const Scalar& b);
+// A math/bitwise intrinsic ("tir.exp", "tir.shift_left", ...) whose arguments are all evaluated;
+// nullopt when `op` is not one of them (the caller reports the unknown intrinsic).
+std::optional<Result<Scalar>> applyIntrinsic(const std::string& op, DataType resultType, const std::vector<Scalar>& args);
+
+// Where a buffer's elements live: flat storage plus the addressing the buffer declares.
+struct BufferView {
+  NDArrayRef storage;
+  std::vector<int64_t> shape, strides;
+  int64_t offset = 0;
+};
+
+class Interp {
+ public:
+  // Values of a variable, one per lane (a single entry for scalars).
+  std::unordered_map<const PrimVar*, std::vector<Scalar>> vars;
+  std::unordered_map<const Buffer*, BufferView> buffers;
+
+  // Expressions are evaluated one lane at a time: Ramp/Broadcast and vector loads pick `lane`.
+  Result<Scalar> eval(const PrimExpr& e, int lane = 0);
+  Result<int64_t> evalInt(const PrimExpr& e);
+  Status exec(const Stmt& s);
+
+  // Flat element offset of `indices` (at `lane`) into `buf`, bounds-checked per dimension.
+  Result<int64_t> elementOffset(const Buffer& buf, const std::vector<PrimExpr>& indices, int lane);
+  // Gives `buf` fresh zeroed storage (alloc_buffer); its shape and strides are evaluated now.
+  Status allocate(const BufferRef& buf);
+  // Makes `buf` a view of `source` (a block's T.match_buffer), binding its symbolic shape/strides;
+  // the variables it binds are appended to `bound`.
+  Status matchRegion(const BufferRef& buf, const BufferRegion& source, std::vector<const PrimVar*>* bound);
+  // Binds `e` to `value` when it is an unbound variable (appending it to `bound` if given);
+  // otherwise checks that it evaluates to `value`. `what` names the place ("buffer 'A' dim 1").
+  Status bindOrCheck(const PrimExpr& e, int64_t value, const std::string& what, std::vector<const PrimVar*>* bound = nullptr);
+  // Where each variable bound by bindOrCheck got its value, for mismatch messages.
+  std::unordered_map<const PrimVar*, std::string> origins;
+
+ private:
+  Result<Scalar> evalVar(const PrimVar& v, int lane);
+  Result<Scalar> evalCall(const PrimCall& c, int lane);
+  Result<Scalar> evalLoad(const BufferLoad& l, int lane);
+  Status execNode(const StmtNode& s);
+  Status execFor(const For& f);
+  Status execStore(const BufferStore& s);
+  Status execLet(const LetStmt& s);
+  Status execRealize(const BlockRealize& r);
+  Status execBlock(const TirBlock& b, const std::vector<Scalar>& iterValues);
+};
+
+// Saves a variable's binding and restores it when the scope ends (loops, lets, blocks).
+class ScopedBinding {
+ public:
+  ScopedBinding(Interp& in, const PrimVar* v, std::vector<Scalar> value);
+  ~ScopedBinding();
+  ScopedBinding(const ScopedBinding&) = delete;
+  ScopedBinding& operator=(const ScopedBinding&) = delete;
+
+ private:
+  Interp& in_;
+  const PrimVar* var_;
+  std::optional<std::vector<Scalar>> saved_;
+};
+
+// Lane count of an expression's dtype (1 for scalars).
+inline int lanesOf(const PrimExpr& e) { return e->dtype.lanes > 1 ? int(e->dtype.lanes) : 1; }
+
+}  // namespace rlx::tireval
