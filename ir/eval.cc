@@ -58,6 +58,8 @@ EvalRegistry& evalRegistry() {
     registerReduceEvals();
     registerNNEvals();
     registerStructuralEvals();
+    registerGradEvals();
+    registerMemoryEvals();
   }
   return r;
 }

@@ -67,5 +67,7 @@ void registerManipulateEvals();   // reshape/permute_dims/concat/split/slicing/t
 void registerReduceEvals();       // statistical, search, sorting, cumulative ops
 void registerNNEvals();           // linalg, nn, conv/pool, image ops
 void registerStructuralEvals();   // shape_of, tuple ops, shape/prim ops, ...
+void registerGradEvals();         // grad.* markers and backward kernels (take, nll_loss, pool2d)
+void registerMemoryEvals();       // builtin/memory identities, memory.view, ccl.*/dist.* on one worker
 
 }  // namespace rlx
