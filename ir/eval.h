@@ -45,7 +45,7 @@ struct Value {
 // `args` are the concrete values of call.args, in order.
 using EvalFn = std::function<Result<Value>(const Call& call, const std::vector<Value>& args)>;
 
-// The evaluator of an op, or null when the op has none (impure ops, call_tir, memory ops, ...).
+// The evaluator of an op, or null when the op has none (impure ops, call_tir, allocations, ...).
 const EvalFn* findEval(std::string_view opName);
 // Evaluates `call` (an Op call) on `args`; errors name the op when it has no evaluator.
 Result<Value> evaluateCall(const Call& call, const std::vector<Value>& args);
