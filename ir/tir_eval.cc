@@ -317,6 +317,7 @@ Status bindBufferView(Interp& in, const BufferRef& buf, const NDArrayRef& a) {
 void bindScalar(Interp& in, const PrimVar& p, const TirArg& arg) {
   Scalar v = arg.kind == TirArg::Float ? Scalar::ofFloat(DataType::float64(), arg.f) : Scalar::ofInt(DataType::int64(), arg.i);
   in.vars[&p] = {tireval::castScalar(p.dtype, v)};
+  in.origins[&p] = "parameter '" + p.name + "'";
 }
 
 }  // namespace
@@ -325,24 +326,25 @@ Status runPrimFunc(const PrimFunc& func, const std::vector<TirArg>& args) {
   if (args.size() != func.params.size())
     return Error("the PrimFunc takes " + std::to_string(func.params.size()) + " argument(s) but got " + std::to_string(args.size()));
   Interp in;
-  // 1. Scalars, and the shape variables that bare dims determine (any parameter may use them).
+  // 1. Scalar parameters first: a buffer dim may name one, and is then checked against it.
   for (size_t i = 0; i < args.size(); ++i) {
     const PrimVarRef& p = func.params[i];
     bool isArray = args[i].kind == TirArg::Array;
     if (isArray && !args[i].array) return Error(argName(func, i) + " is a null array");
-    const BufferRef* buf = func.bufferOf(p);
-    if (buf || p->dtype.isHandle()) {
+    if (func.bufferOf(p) || p->dtype.isHandle()) {
       if (!isArray) return Error(argName(func, i) + " must be an NDArray");
-      if (buf) RLX_TRY_STATUS(bindBufferShape(in, **buf, *args[i].array));
       continue;
     }
     if (isArray) return Error(argName(func, i) + " is a " + p->dtype.str() + " scalar, not an array");
     bindScalar(in, *p, args[i]);
   }
-  // 2. Every dim, stride and offset checked (dims like `n * 2` only now), arrays installed.
+  // 2. The shape variables that bare dims determine (any parameter's dims may use them).
+  for (size_t i = 0; i < args.size(); ++i)
+    if (const BufferRef* buf = func.bufferOf(func.params[i])) RLX_TRY_STATUS(bindBufferShape(in, **buf, *args[i].array));
+  // 3. Every dim, stride and offset checked (dims like `n * 2` only now), arrays installed.
   for (size_t i = 0; i < args.size(); ++i)
     if (const BufferRef* buf = func.bufferOf(func.params[i])) RLX_TRY_STATUS(bindBufferView(in, *buf, args[i].array));
-  // 3. The body.
+  // 4. The body.
   return in.exec(func.body);
 }
 
