@@ -11,6 +11,8 @@
 //  - an op without tensor inputs whose result would exceed 1024 elements (R.zeros, R.arange, ...)
 //    is left alone: it is cheaper to compute at run time than to store (TVM's size heuristic);
 //  - finally unused bindings are removed (TVM's RemoveAllUnused), so folded chains disappear.
+//  - R.call_tir of a module PrimFunc on constant tensors with a static single-tensor result folds
+//    anywhere (not only in dataflow blocks), computed by the TIR interpreter (ir/tir_eval.h);
 // Calls the evaluator cannot handle (integer division by zero, ops without evaluator) stay as
 // they are. Tuple results fold to tuples of constants; `t[i]` of such a tuple to the field.
 // Before: `with R.dataflow(): lv = R.add(c0, c1); gv = R.multiply(lv, x); R.output(gv)`
@@ -19,6 +21,8 @@
 
 #include "ir/eval.h"
 #include "ir/expr_mutator.h"
+#include "ir/ops/eval_util.h"
+#include "ir/tir_eval.h"
 #include "passes/registry.h"
 #include "passes/remove_all_unused.h"
 
@@ -59,6 +63,9 @@ int64_t elementCount(const Value& v) {
 }
 
 class ConstantFolder : public ExprMutator {
+ public:
+  explicit ConstantFolder(IRModuleRef mod) : mod_(std::move(mod)) {}
+
  protected:
   BlockRef visitBlock(const BlockRef& b) override {
     bool saved = inDataflow_;
@@ -99,6 +106,7 @@ class ConstantFolder : public ExprMutator {
     auto call = e.as<Call>();
     if (!call || !call->op.is<Op>()) return e;
     call = inlineShapeArgs(call);
+    if (call->opName() == "relax.call_tir") return foldCallTIR(call);  // anywhere, as TVM does
     if (!inDataflow_) return call;
     if (call->opName() == "relax.shape_of") return foldShapeOf(call);
     return foldOpCall(call);
@@ -157,6 +165,39 @@ class ConstantFolder : public ExprMutator {
     return folded;
   }
 
+  // R.call_tir(cls.f, (constants...), out_sinfo=<static tensor>) runs f with the TIR interpreter.
+  Expr foldCallTIR(const Ref<Call>& call) {
+    if (call->args.size() != 2 || call->sinfoArgs.size() != 1) return call;
+    auto gv = call->args[0].as<GlobalVar>();
+    auto inputs = call->args[1].as<Tuple>();
+    auto out = call->sinfoArgs[0].as<TensorSInfo>();
+    if (!gv || !inputs || !out || !out->dims() || out->dtype.isVoid()) return call;
+    auto func = mod_->lookup(gv->name).as<PrimFunc>();
+    if (!func) return call;
+    std::vector<TirArg> args;
+    bool tensorInput = false;
+    for (auto& f : inputs->fields) {
+      auto c = f.as<Constant>();
+      if (!c) return call;
+      args.emplace_back(c->data);
+      tensorInput = true;
+    }
+    ops::Shape dims;
+    for (auto& d : *out->dims()) {
+      auto v = d.as<IntImm>();
+      if (!v) return call;
+      dims.push_back(v->value);
+    }
+    if (!tensorInput && ops::numelOf(dims) > kMaxCreatedElements) return call;
+    NDArrayRef result = ops::allocTensor(out->dtype, dims);
+    args.emplace_back(result);
+    if (!runPrimFunc(*func, args).ok()) return call;
+    Expr folded = valueToExpr(Value::ofTensor(result));
+    folded->span = call->span;
+    return folded;
+  }
+
+  IRModuleRef mod_;
   bool inDataflow_ = false;
   std::unordered_map<const Var*, Expr> bound_;
 };
@@ -164,8 +205,8 @@ class ConstantFolder : public ExprMutator {
 }  // namespace
 
 Result<Pass> createFoldConstantPass(PassOptions&) {
-  return makeFunctionPass({"FoldConstant", 0, {}}, [](const Expr& func, const GlobalVarRef&, const IRModuleRef&) -> Result<Expr> {
-    ConstantFolder folder;
+  return makeFunctionPass({"FoldConstant", 0, {}}, [](const Expr& func, const GlobalVarRef&, const IRModuleRef& mod) -> Result<Expr> {
+    ConstantFolder folder(mod);
     return removeAllUnused(folder.mutate(func));
   });
 }
