@@ -1,0 +1,101 @@
+// LegalizeOps rule registry and the argument handling rules share: placeholders named after the
+// Relax vars, scalar constants, output struct info, topi-style broadcast indexing.
+#include "passes/legalize/legalize.h"
+
+#include <map>
+#include <mutex>
+
+namespace rlx::legalize {
+
+namespace {
+
+std::map<std::string, Entry>& table() {
+  static std::map<std::string, Entry> t;
+  return t;
+}
+
+void registerAll() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerElementwiseRules();
+    registerMatmulRules();
+    registerNNRules();
+    registerManipulateRules();
+    registerCreateRules();
+    registerReduceRules();
+  });
+}
+
+}  // namespace
+
+void registerRule(const std::string& opName, const std::string& kernelName, Rule rule) { table()[opName] = Entry{kernelName, std::move(rule)}; }
+
+const Entry* findRule(const std::string& opName) {
+  registerAll();
+  auto it = table().find(opName);
+  return it == table().end() ? nullptr : &it->second;
+}
+
+std::optional<te::Tensor> Ctx::tensor(const Expr& e) {
+  auto t = sinfoOf(e).as<TensorSInfo>();
+  if (!t || !t->dims() || t->dtype.isVoid()) return std::nullopt;
+  std::string name;
+  if (auto v = e.as<Var>()) name = v->name;
+  else name = inputs.size() < 26 ? std::string(1, char('A' + inputs.size())) : "input" + std::to_string(inputs.size());
+  te::Tensor p = kb.placeholder(name, kb.mapShape(*t->dims()), t->dtype);
+  inputs.push_back(p);
+  tirArgs.push_back(e);
+  return p;
+}
+
+PrimExpr Ctx::scalarConst(const Expr& e) const {
+  auto c = e.as<Constant>();
+  if (!c || !c->data || !c->data->shape.empty()) return nullptr;
+  DataType t = c->data->dtype;
+  if (t.isFloat()) return floatImm(c->data->getDouble(0), t);
+  return intImm(c->data->getInt(0), t);
+}
+
+PrimExpr Ctx::primArg(size_t i) {
+  if (i >= call.args.size()) return nullptr;
+  auto p = call.args[i].as<PrimValue>();
+  if (!p) return nullptr;
+  return kb.mapShape(p->value);
+}
+
+static Ref<TensorSInfo> outTensor(const Call& call, size_t i) {
+  StructInfo s = call.sinfo;
+  if (auto tup = s.as<TupleSInfo>()) return i < tup->fields.size() ? tup->fields[i].as<TensorSInfo>() : Ref<TensorSInfo>();
+  return i == 0 ? s.as<TensorSInfo>() : Ref<TensorSInfo>();
+}
+
+std::optional<std::vector<PrimExpr>> Ctx::outShape(size_t i) {
+  auto t = outTensor(call, i);
+  if (!t || !t->dims()) return std::nullopt;
+  return kb.mapShape(*t->dims());
+}
+
+DataType Ctx::outDtype(size_t i) const {
+  auto t = outTensor(call, i);
+  return t ? t->dtype : DataType();
+}
+
+size_t Ctx::outCount() const {
+  StructInfo s = call.sinfo;
+  if (auto tup = s.as<TupleSInfo>()) return tup->fields.size();
+  return 1;
+}
+
+te::Indices broadcastIndex(const te::Tensor& t, const te::Indices& out, const std::vector<PrimExpr>& outShape) {
+  te::Indices idx;
+  size_t off = out.size() - t.ndim();
+  for (size_t i = 0; i < t.ndim(); ++i) {
+    auto d = asIntImm(t.shape()[i]);
+    auto o = asIntImm(outShape[off + i]);
+    if (d && d->value == 1 && !(o && o->value == 1)) idx.push_back(intImm(0));
+    else idx.push_back(out[off + i]);
+  }
+  return idx;
+}
+
+}  // namespace rlx::legalize

@@ -1,0 +1,60 @@
+// LegalizeOps rules: per op, a TE definition (the topi equivalent) of the kernel that computes it.
+// The pass (passes/legalize_ops.cc) turns each call into R.call_tir of the kernel a rule builds.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/expr.h"
+#include "passes/legalize/te.h"
+
+namespace rlx::legalize {
+
+// What a rule sees and fills: the call, the kernel under construction and the call_tir arguments.
+class Ctx {
+ public:
+  explicit Ctx(const Call& c) : call(c) {}
+  const Call& call;
+  te::KernelBuilder kb;
+  std::vector<Expr> tirArgs;       // call_tir arguments, in kernel parameter order
+  std::vector<te::Tensor> inputs;  // their placeholders
+
+  // Argument `e` (a tensor with a known shape) as a kernel input, named after the Relax var (A,
+  // B, ... by position otherwise, as TVM's call_te does). nullopt when its shape is unknown.
+  std::optional<te::Tensor> tensor(const Expr& e);
+  std::optional<te::Tensor> arg(size_t i) { return i < call.args.size() ? tensor(call.args[i]) : std::nullopt; }
+  // A 0-d constant argument as a scalar of its dtype (TVM folds those into binary kernels).
+  PrimExpr scalarConst(const Expr& e) const;
+  // The known value of a PrimValue argument, mapped into the kernel (null when unknown).
+  PrimExpr primArg(size_t i);
+  // Output i of the call (its struct info): shape in kernel terms and dtype; nullopt when unknown.
+  std::optional<std::vector<PrimExpr>> outShape(size_t i = 0);
+  DataType outDtype(size_t i = 0) const;
+  size_t outCount() const;
+};
+
+// A rule returns the kernel outputs (one per result tensor), or nothing to leave the call alone.
+using Rule = std::function<std::vector<te::Tensor>(Ctx&)>;
+
+// Registers `rule` for op `opName` ("relax.add"); `kernelName` names the PrimFunc (add, add1, ...).
+void registerRule(const std::string& opName, const std::string& kernelName, Rule rule);
+struct Entry {
+  std::string kernelName;
+  Rule rule;
+};
+const Entry* findRule(const std::string& opName);
+
+// One per family file.
+void registerElementwiseRules();
+void registerMatmulRules();
+void registerNNRules();
+void registerManipulateRules();
+void registerCreateRules();
+void registerReduceRules();
+
+// Numpy broadcasting as topi does it: the index into `t` for output indices `out` of `outShape`
+// (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).
+te::Indices broadcastIndex(const te::Tensor& t, const te::Indices& out, const std::vector<PrimExpr>& outShape);
+
+}  // namespace rlx::legalize

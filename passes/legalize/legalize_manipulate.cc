@@ -1,0 +1,141 @@
+// Legalization of shape manipulation as topi computes it (T_<op> blocks, ax loops): reshape
+// (ravel/unravel through the flat index, simplified), permute_dims, expand_dims, squeeze,
+// split, concat, strided_slice-free copies.
+#include "ir/arith.h"
+#include "ir/ops/infer_util.h"
+#include "passes/legalize/legalize.h"
+
+namespace rlx::legalize {
+
+namespace {
+
+using te::Indices;
+using te::Tensor;
+
+// The input indices of element `out` (of outShape) of a reshape from `in`.
+Indices reshapeIndex(const Indices& out, const std::vector<PrimExpr>& outShape, const std::vector<PrimExpr>& in) {
+  PrimExpr flat = out.empty() ? intImm(0) : out[0];
+  for (size_t d = 1; d < out.size(); ++d) flat = te::idxAdd(te::idxMul(flat, outShape[d]), out[d]);
+  Indices idx(in.size());
+  PrimExpr cur = flat;
+  for (size_t d = in.size(); d-- > 0;) {
+    idx[d] = simplify(floormod(cur, in[d]));
+    cur = floordiv(cur, in[d]);
+  }
+  return idx;
+}
+
+std::vector<Tensor> copyLike(Ctx& ctx, const std::string& name, const std::function<Indices(const Tensor&, const Indices&)>& index) {
+  auto x = ctx.arg(0);
+  auto shape = ctx.outShape();
+  if (!x || !shape) return {};
+  return {ctx.kb.compute(name, *shape, x->dtype(), [&](const Indices& i) { return (*x)(index(*x, i)); }, "ax")};
+}
+
+int64_t normAxis(int64_t a, size_t nd) { return a < 0 ? a + int64_t(nd) : a; }
+
+}  // namespace
+
+void registerManipulateRules() {
+  registerRule("relax.reshape", "reshape", [](Ctx& ctx) -> std::vector<Tensor> {
+    auto shape = ctx.outShape();
+    if (!shape) return {};
+    std::vector<PrimExpr> out = *shape;
+    return copyLike(ctx, "T_reshape", [&](const Tensor& x, const Indices& i) { return reshapeIndex(i, out, x.shape()); });
+  });
+  registerRule("relax.permute_dims", "transpose", [](Ctx& ctx) -> std::vector<Tensor> {
+    auto axesOpt = ops::attrOptInts(ctx.call, "axes");
+    return copyLike(ctx, "T_transpose", [&](const Tensor& x, const Indices& i) {
+      size_t nd = x.ndim();
+      std::vector<int64_t> axes;
+      if (axesOpt) axes = *axesOpt;
+      else
+        for (size_t d = nd; d-- > 0;) axes.push_back(int64_t(d));
+      Indices idx(nd);
+      for (size_t j = 0; j < nd && j < axes.size(); ++j) idx[normAxis(axes[j], nd)] = i[j];
+      return idx;
+    });
+  });
+  registerRule("relax.expand_dims", "expand_dims", [](Ctx& ctx) -> std::vector<Tensor> {
+    std::vector<int64_t> axes = ops::attrInts(ctx.call, "axis");
+    return copyLike(ctx, "T_expand_dims", [&](const Tensor& x, const Indices& i) {
+      size_t outNd = x.ndim() + axes.size();
+      std::vector<bool> added(outNd, false);
+      for (auto a : axes) added[normAxis(a, outNd)] = true;
+      Indices idx;
+      for (size_t d = 0; d < outNd; ++d)
+        if (!added[d]) idx.push_back(i[d]);
+      return idx;
+    });
+  });
+  registerRule("relax.squeeze", "squeeze", [](Ctx& ctx) -> std::vector<Tensor> {
+    auto axesOpt = ops::attrOptInts(ctx.call, "axis");
+    return copyLike(ctx, "T_squeeze", [&](const Tensor& x, const Indices& i) {
+      size_t nd = x.ndim();
+      std::vector<bool> removed(nd, false);
+      if (axesOpt) {
+        for (auto a : *axesOpt) removed[normAxis(a, nd)] = true;
+      } else {
+        for (size_t d = 0; d < nd; ++d)
+          if (auto c = asIntImm(x.shape()[d]); c && c->value == 1) removed[d] = true;
+      }
+      Indices idx;
+      size_t j = 0;
+      for (size_t d = 0; d < nd; ++d) idx.push_back(removed[d] ? intImm(0) : i[j++]);
+      return idx;
+    });
+  });
+  registerRule("relax.split", "split", [](Ctx& ctx) -> std::vector<Tensor> {
+    auto x = ctx.arg(0);
+    if (!x) return {};
+    size_t nd = x->ndim();
+    int64_t axis = normAxis(ops::attrInt(ctx.call, "axis", 0), nd);
+    if (axis < 0 || axis >= int64_t(nd)) return {};
+    // TVM names the outputs T_split_sections for an int section count, T_split for indices.
+    const Attr* ios = ops::findAttr(ctx.call, "indices_or_sections");
+    bool sections = ios && *ios && (*ios)->kind == AttrValue::Int;
+    std::vector<Tensor> outs;
+    PrimExpr offset = intImm(0);
+    for (size_t o = 0; o < ctx.outCount(); ++o) {
+      auto shape = ctx.outShape(o);
+      if (!shape) return {};
+      PrimExpr off = offset;
+      outs.push_back(ctx.kb.compute(sections ? "T_split_sections" : "T_split", *shape, x->dtype(), [&](const Indices& i) {
+        Indices idx(i.begin(), i.end());
+        idx[axis] = te::idxAdd(i[axis], off);
+        return (*x)(idx);
+      }, "ax"));
+      offset = add(offset, (*shape)[axis]);
+    }
+    return outs;
+  });
+  registerRule("relax.concat", "concatenate", [](Ctx& ctx) -> std::vector<Tensor> {
+    auto tup = ctx.call.args.empty() ? nullptr : ctx.call.args[0].as<Tuple>();
+    auto shape = ctx.outShape();
+    if (!tup || !shape || tup->fields.empty()) return {};
+    std::vector<Tensor> parts;
+    for (auto& fld : tup->fields) {
+      auto t = ctx.tensor(fld);
+      if (!t) return {};
+      parts.push_back(*t);
+    }
+    size_t nd = parts[0].ndim();
+    int64_t axis = normAxis(ops::attrInt(ctx.call, "axis", 0), nd);
+    if (axis < 0 || axis >= int64_t(nd)) return {};
+    return {ctx.kb.compute("T_concat", *shape, ctx.outDtype(), [&](const Indices& i) {
+      // Select chain from the last part backwards: i[axis] >= start_j reads part j.
+      std::vector<PrimExpr> starts{intImm(0)};
+      for (size_t p = 0; p + 1 < parts.size(); ++p) starts.push_back(add(starts.back(), parts[p].shape()[axis]));
+      PrimExpr v;
+      for (size_t p = parts.size(); p-- > 0;) {
+        Indices idx(i.begin(), i.end());
+        idx[axis] = simplify(sub(i[axis], starts[p]));
+        PrimExpr load = parts[p](idx);
+        v = v ? PrimExpr(make<Select>(te::bin(NodeKind::GE, i[axis], starts[p]), load, v)) : load;
+      }
+      return v;
+    }, "ax")};
+  });
+}
+
+}  // namespace rlx::legalize

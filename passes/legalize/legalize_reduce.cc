@@ -1,0 +1,90 @@
+// Legalization of reductions as topi's CommReduce: sum / max / min / prod into one <x>_red block
+// (ax loops, reduce axes k<dim>), mean as sum then T_divide by the element count.
+#include "ir/ops/infer_util.h"
+#include "passes/legalize/legalize.h"
+
+namespace rlx::legalize {
+
+namespace {
+
+using te::Indices;
+using te::Tensor;
+
+struct ReduceSetup {
+  std::vector<bool> isRed;
+  std::vector<te::ReduceAxis> axes;
+  PrimExpr count;
+};
+
+std::optional<ReduceSetup> setup(Ctx& ctx, const Tensor& x) {
+  size_t nd = x.ndim();
+  ReduceSetup s;
+  s.isRed.assign(nd, false);
+  auto axes = ops::attrOptInts(ctx.call, "axis");
+  if (!axes)
+    s.isRed.assign(nd, true);
+  else
+    for (auto a : *axes) {
+      a = a < 0 ? a + int64_t(nd) : a;
+      if (a < 0 || a >= int64_t(nd)) return std::nullopt;
+      s.isRed[a] = true;
+    }
+  for (size_t d = 0; d < nd; ++d)
+    if (s.isRed[d]) {
+      s.axes.push_back(ctx.kb.reduceAxis(x.shape()[d], "k" + std::to_string(d)));
+      s.count = s.count ? te::idxMul(s.count, x.shape()[d]) : x.shape()[d];
+    }
+  return s;
+}
+
+std::optional<Tensor> reduceOp(Ctx& ctx, const std::optional<Tensor>& x, te::Combiner c) {
+  auto shape = ctx.outShape();
+  if (!x || !shape) return std::nullopt;
+  auto s = setup(ctx, *x);
+  if (!s) return std::nullopt;
+  bool keep = ops::attrBool(ctx.call, "keepdims", false);
+  size_t nd = x->ndim();
+  return ctx.kb.reduce(x->buf->name + "_red", *shape, ctx.outDtype(), s->axes, c, [&](const Indices& sp, const Indices& r) {
+    Indices idx;
+    size_t si = 0, ri = 0;
+    for (size_t d = 0; d < nd; ++d) {
+      if (s->isRed[d]) {
+        idx.push_back(r[ri++]);
+        if (keep) ++si;
+      } else {
+        idx.push_back(sp[si++]);
+      }
+    }
+    return (*x)(idx);
+  }, "ax");
+}
+
+Rule simple(te::Combiner c) {
+  return [c](Ctx& ctx) -> std::vector<Tensor> {
+    auto t = reduceOp(ctx, ctx.arg(0), c);
+    if (!t) return {};
+    return {*t};
+  };
+}
+
+}  // namespace
+
+void registerReduceRules() {
+  registerRule("relax.sum", "sum", simple(te::Combiner::Sum));
+  registerRule("relax.prod", "prod", simple(te::Combiner::Prod));
+  registerRule("relax.max", "max", simple(te::Combiner::Max));
+  registerRule("relax.min", "min", simple(te::Combiner::Min));
+  registerRule("relax.mean", "mean", [](Ctx& ctx) -> std::vector<Tensor> {
+    if (!ctx.outDtype().isFloat()) return {};
+    auto x = ctx.arg(0);
+    if (!x) return {};
+    auto s = setup(ctx, *x);
+    auto sum = reduceOp(ctx, x, te::Combiner::Sum);
+    if (!s || !sum) return {};
+    DataType t = ctx.outDtype();
+    PrimExpr n = asIntImm(s->count) ? te::constant(double(asIntImm(s->count)->value), t) : PrimExpr(make<Cast>(t, s->count));
+    return {ctx.kb.compute("T_divide", sum->shape(), t, [&](const Indices& i) { return te::bin(NodeKind::Div, (*sum)(i), n); }, "ax")};
+  });
+}
+
+}  // namespace rlx::legalize

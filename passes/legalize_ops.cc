@@ -1,0 +1,81 @@
+// LegalizeOps: replaces every call of an op that has a legalization rule (passes/legalize/) by
+// R.call_tir of a private TIR kernel built from the rule's tensor expression, as TVM's
+// relax.transform.LegalizeOps does with topi. Why: the VM runs kernels, not high-level ops.
+// Kernels are named after the op (add, add1, ...); structurally equal kernels are shared; scalar
+// constants may be folded into a kernel. Ops without a rule, and calls whose shapes are not known,
+// stay as they are. Before: `lv1 = R.add(lv, b)`; after: `lv1 = R.call_tir(cls.add, (lv, b),
+// out_sinfo=R.Tensor((1, 256), dtype="float32"))` plus `@T.prim_func(private=True) def add(...)`.
+#include <map>
+
+#include "ir/structural_equal.h"
+#include "passes/binding_rewriter.h"
+#include "passes/legalize/legalize.h"
+#include "passes/op_builder.h"
+#include "passes/registry.h"
+
+namespace rlx {
+
+namespace {
+
+class Legalizer : public BindingRewriter {
+ public:
+  struct Kernel {
+    GlobalVarRef gvar;
+    PrimFuncRef func;
+  };
+  using KernelCache = std::multimap<uint64_t, Kernel>;
+  Legalizer(IRModuleRef& mod, KernelCache& kernels) : mod_(mod), kernels_(kernels) {}
+
+ protected:
+  Expr rewriteValue(const BindingRef&, const Expr& value) override {
+    auto c = value.as<Call>();
+    if (!c || !c->op || c->op->kind() != NodeKind::Op || !c->sinfo) return nullptr;
+    const legalize::Entry* entry = legalize::findRule(c->opName());
+    if (!entry) return nullptr;
+    legalize::Ctx ctx(*c);
+    std::vector<te::Tensor> outs = entry->rule(ctx);
+    if (outs.empty()) return nullptr;
+    PrimFuncRef func = ctx.kb.build(ctx.inputs, outs);
+    GlobalVarRef gv = kernelFor(func, entry->kernelName);
+    PyValue outSInfo;
+    outSInfo.kind = PyValue::SInfo;
+    outSInfo.sinfo = c->sinfo;
+    return build::call("call_tir", {build::e(gv), build::e(make<Tuple>(ctx.tirArgs))}, {{"out_sinfo", outSInfo}});
+  }
+
+ private:
+  GlobalVarRef kernelFor(const PrimFuncRef& func, const std::string& base) {
+    uint64_t h = structuralHash(func);
+    auto [lo, hi] = kernels_.equal_range(h);
+    for (auto it = lo; it != hi; ++it)
+      if (structuralEqual(it->second.func, func)) return it->second.gvar;
+    std::string name = base;
+    for (int i = 1; mod_->find(name); ++i) name = base + std::to_string(i);
+    auto gv = make<GlobalVar>(name);
+    gv->sinfo = func->sinfo;
+    mod_ = withFunction(mod_, gv, func);
+    kernels_.emplace(h, Kernel{gv, func});
+    return gv;
+  }
+
+  IRModuleRef& mod_;
+  KernelCache& kernels_;
+};
+
+}  // namespace
+
+Result<Pass> createLegalizeOpsPass(PassOptions&) {
+  return Pass({"LegalizeOps", 0, {}}, [](const IRModuleRef& mod, const PassContext& ctx) -> Result<IRModuleRef> {
+    IRModuleRef out = mod;
+    Legalizer::KernelCache kernels;
+    for (auto& e : mod->functions) {
+      if (e.func->kind() != NodeKind::Function || !ctx.inScope(e.gvar->name)) continue;
+      Legalizer rewriter(out, kernels);
+      Expr f = rewriter.mutate(e.func);
+      if (!f.same(e.func)) out = withFunction(out, e.gvar, f);
+    }
+    return out;
+  });
+}
+
+}  // namespace rlx
