@@ -5,6 +5,7 @@
 // constants may be folded into a kernel. Ops without a rule, and calls whose shapes are not known,
 // stay as they are. Before: `lv1 = R.add(lv, b)`; after: `lv1 = R.call_tir(cls.add, (lv, b),
 // out_sinfo=R.Tensor((1, 256), dtype="float32"))` plus `@T.prim_func(private=True) def add(...)`.
+#include <functional>
 #include <map>
 
 #include "ir/structural_equal.h"
@@ -32,11 +33,15 @@ class Legalizer : public BindingRewriter {
     if (!c || !c->op || c->op->kind() != NodeKind::Op || !c->sinfo) return nullptr;
     const legalize::Entry* entry = legalize::findRule(c->opName());
     if (!entry) return nullptr;
+    // Kernels are shared when equal up to names; block names derived from argument names (x_red,
+    // ...) count for our structural equality, so the comparison uses a build with positional names.
+    legalize::Ctx canon(*c, true);
+    std::vector<te::Tensor> canonOuts = entry->rule(canon);
+    if (canonOuts.empty()) return nullptr;
+    PrimFuncRef key = canon.kb.build(canon.inputs, canonOuts);
     legalize::Ctx ctx(*c);
-    std::vector<te::Tensor> outs = entry->rule(ctx);
-    if (outs.empty()) return nullptr;
-    PrimFuncRef func = ctx.kb.build(ctx.inputs, outs);
-    GlobalVarRef gv = kernelFor(func, entry->kernelName);
+    GlobalVarRef gv = kernelFor(key, entry->kernelName, [&] { return ctx.kb.build(ctx.inputs, entry->rule(ctx)); });
+    if (ctx.tirArgs.empty()) entry->rule(ctx);  // a shared kernel: only the call_tir arguments are needed
     PyValue outSInfo;
     outSInfo.kind = PyValue::SInfo;
     outSInfo.sinfo = c->sinfo;
@@ -44,17 +49,18 @@ class Legalizer : public BindingRewriter {
   }
 
  private:
-  GlobalVarRef kernelFor(const PrimFuncRef& func, const std::string& base) {
-    uint64_t h = structuralHash(func);
+  GlobalVarRef kernelFor(const PrimFuncRef& key, const std::string& base, const std::function<PrimFuncRef()>& named) {
+    uint64_t h = structuralHash(key);
     auto [lo, hi] = kernels_.equal_range(h);
     for (auto it = lo; it != hi; ++it)
-      if (structuralEqual(it->second.func, func)) return it->second.gvar;
+      if (structuralEqual(it->second.func, key)) return it->second.gvar;
+    PrimFuncRef func = named();
     std::string name = base;
     for (int i = 1; mod_->find(name); ++i) name = base + std::to_string(i);
     auto gv = make<GlobalVar>(name);
     gv->sinfo = func->sinfo;
     mod_ = withFunction(mod_, gv, func);
-    kernels_.emplace(h, Kernel{gv, func});
+    kernels_.emplace(h, Kernel{gv, key});
     return gv;
   }
 

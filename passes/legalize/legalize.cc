@@ -40,7 +40,7 @@ std::optional<te::Tensor> Ctx::tensor(const Expr& e) {
   auto t = sinfoOf(e).as<TensorSInfo>();
   if (!t || !t->dims() || t->dtype.isVoid()) return std::nullopt;
   std::string name;
-  if (auto v = e.as<Var>()) name = v->name;
+  if (auto v = e.as<Var>(); v && !positional) name = v->name;
   else name = inputs.size() < 26 ? std::string(1, char('A' + inputs.size())) : "input" + std::to_string(inputs.size());
   te::Tensor p = kb.placeholder(name, kb.mapShape(*t->dims()), t->dtype);
   inputs.push_back(p);

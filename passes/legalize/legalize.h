@@ -14,8 +14,9 @@ namespace rlx::legalize {
 // What a rule sees and fills: the call, the kernel under construction and the call_tir arguments.
 class Ctx {
  public:
-  explicit Ctx(const Call& c) : call(c) {}
+  explicit Ctx(const Call& c, bool positionalNames = false) : call(c), positional(positionalNames) {}
   const Call& call;
+  bool positional;  // name every placeholder A, B, ... (for comparing kernels)
   te::KernelBuilder kb;
   std::vector<Expr> tirArgs;       // call_tir arguments, in kernel parameter order
   std::vector<te::Tensor> inputs;  // their placeholders

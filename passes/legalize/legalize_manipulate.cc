@@ -12,15 +12,91 @@ namespace {
 using te::Indices;
 using te::Tensor;
 
-// The input indices of element `out` (of outShape) of a reshape from `in`.
+// The flat index as TVM's canonical simplifier keeps it: a sum of split terms
+// ((base % upper) // lower) * scale, so that dividing or taking the remainder by a constant only
+// touches the terms whose scale it does not divide (which are grouped into one new term, first).
+struct SplitTerm {
+  PrimExpr base;
+  int64_t lower = 1, upper = 0, scale = 1;  // upper 0: none
+};
+using SplitSum = std::vector<SplitTerm>;
+
+PrimExpr termExpr(const SplitTerm& t) {
+  PrimExpr e = t.base;
+  if (t.upper) e = te::bin(NodeKind::FloorMod, e, intImm(t.upper));
+  if (t.lower != 1) e = te::bin(NodeKind::FloorDiv, e, intImm(t.lower));
+  return te::idxMul(e, intImm(t.scale));
+}
+
+PrimExpr sumExpr(const SplitSum& s) {
+  PrimExpr e;
+  for (auto& t : s) e = e ? te::bin(NodeKind::Add, e, termExpr(t)) : termExpr(t);
+  return e ? e : intImm(0);
+}
+
+SplitSum splitDiv(const SplitSum& s, const PrimExpr& divisor) {
+  auto c = asIntImm(divisor);
+  if (!c) return {SplitTerm{te::bin(NodeKind::FloorDiv, sumExpr(s), divisor)}};
+  if (c->value == 1) return s;
+  SplitSum kept, rest;
+  for (auto t : s) {
+    if (t.scale % c->value == 0) {
+      t.scale /= c->value;
+      kept.push_back(t);
+    } else {
+      rest.push_back(t);
+    }
+  }
+  if (rest.empty()) return kept;
+  SplitTerm nt;
+  if (rest.size() == 1 && rest[0].scale == 1 && (!rest[0].upper || rest[0].upper % (rest[0].lower * c->value) == 0)) {
+    nt = rest[0];
+    nt.lower *= c->value;
+  } else {
+    nt.base = sumExpr(rest);
+    nt.lower = c->value;
+  }
+  kept.insert(kept.begin(), nt);
+  return kept;
+}
+
+SplitSum splitMod(const SplitSum& s, const PrimExpr& divisor) {
+  auto c = asIntImm(divisor);
+  if (!c) return {SplitTerm{te::bin(NodeKind::FloorMod, sumExpr(s), divisor)}};
+  if (c->value == 1) return {};
+  SplitSum rest;
+  for (auto& t : s)
+    if (t.scale % c->value != 0) rest.push_back(t);
+  if (rest.empty()) return {};
+  if (rest.size() == 1 && rest[0].scale == 1 && (!rest[0].upper || rest[0].upper % (rest[0].lower * c->value) == 0)) {
+    SplitTerm t = rest[0];
+    t.upper = t.lower * c->value;
+    return {t};
+  }
+  SplitTerm nt;
+  nt.base = sumExpr(rest);
+  nt.upper = c->value;
+  return {nt};
+}
+
+// The input indices of element `out` (of outShape) of a reshape from `in`: topi's ravel of the
+// output index and unravel into the input shape, in TVM's simplified form.
 Indices reshapeIndex(const Indices& out, const std::vector<PrimExpr>& outShape, const std::vector<PrimExpr>& in) {
-  PrimExpr flat = out.empty() ? intImm(0) : out[0];
-  for (size_t d = 1; d < out.size(); ++d) flat = te::idxAdd(te::idxMul(flat, outShape[d]), out[d]);
+  SplitSum flat;
+  for (size_t d = 0; d < out.size(); ++d) {
+    PrimExpr base = out[d];
+    int64_t scale = 1;
+    for (size_t e = d + 1; e < out.size(); ++e) {
+      if (auto c = asIntImm(outShape[e])) scale *= c->value;
+      else base = te::idxMul(base, outShape[e]);
+    }
+    flat.push_back(SplitTerm{base, 1, 0, scale});
+  }
   Indices idx(in.size());
-  PrimExpr cur = flat;
+  SplitSum cur = flat;
   for (size_t d = in.size(); d-- > 0;) {
-    idx[d] = simplify(floormod(cur, in[d]));
-    cur = floordiv(cur, in[d]);
+    idx[d] = sumExpr(splitMod(cur, in[d]));
+    cur = splitDiv(cur, in[d]);
   }
   return idx;
 }
