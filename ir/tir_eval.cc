@@ -1,6 +1,5 @@
 // TIR interpreter, statements and entry point: binds the PrimFunc's parameters and buffer shapes,
 // then executes loops, blocks (iter vars, T.where, init, alloc/match buffers), stores and lets.
-#include <memory>
 #include <unordered_map>
 
 #include "ir/tir_eval_internal.h"
@@ -57,27 +56,12 @@ class ScopedBuffers {
   std::vector<std::pair<const Buffer*, std::optional<BufferView>>> saved_;
 };
 
-// Variables a block binds from its match_buffer shapes: unbound again when the block ends, so the
-// next iteration can bind them to new values.
-class ScopedVars {
- public:
-  explicit ScopedVars(Interp& in) : in_(in) {}
-  ~ScopedVars() {
-    for (auto* v : bound) in_.vars.erase(v);
-  }
-  std::vector<const PrimVar*> bound;
-
- private:
-  Interp& in_;
-};
-
 }  // namespace
 
-Status Interp::bindOrCheck(const PrimExpr& e, int64_t value, const std::string& what, std::vector<const PrimVar*>* bound) {
-  if (auto v = e.as<PrimVar>(); v && !vars.count(v.get())) {
-    vars[v.get()] = {Scalar::ofInt(v->dtype, value)};
+Status Interp::bindOrCheck(const PrimExpr& e, int64_t value, const std::string& what) {
+  if (auto v = e.as<PrimVar>(); v && !isBound(v.get())) {
+    bind(v.get(), Scalar::ofInt(v->dtype, value));
     origins[v.get()] = what;
-    if (bound) bound->push_back(v.get());
     return okStatus();
   }
   RLX_TRY(want, evalInt(e));
@@ -126,7 +110,7 @@ Status Interp::allocate(const BufferRef& buf) {
   return okStatus();
 }
 
-Status Interp::matchRegion(const BufferRef& buf, const BufferRegion& source, std::vector<const PrimVar*>* bound) {
+Status Interp::matchRegion(const BufferRef& buf, const BufferRegion& source) {
   auto it = buffers.find(source.buffer.get());
   if (it == buffers.end()) return Error("T.match_buffer source '" + source.buffer->name + "' has no storage here");
   BufferView src = it->second;
@@ -146,12 +130,12 @@ Status Interp::matchRegion(const BufferRef& buf, const BufferRegion& source, std
       continue;
     }
     size_t j = k - (n - m);
-    RLX_TRY_STATUS(bindOrCheck(buf->shape[j], ext, dimName(*buf, "dim", j), bound));
-    if (j < buf->strides.size()) RLX_TRY_STATUS(bindOrCheck(buf->strides[j], src.strides[k], dimName(*buf, "stride", j), bound));
+    RLX_TRY_STATUS(bindOrCheck(buf->shape[j], ext, dimName(*buf, "dim", j)));
+    if (j < buf->strides.size()) RLX_TRY_STATUS(bindOrCheck(buf->strides[j], src.strides[k], dimName(*buf, "stride", j)));
     view.shape.push_back(ext);
     view.strides.push_back(src.strides[k]);
   }
-  if (buf->elemOffset) RLX_TRY_STATUS(bindOrCheck(buf->elemOffset, view.offset, "buffer '" + buf->name + "' elem_offset", bound));
+  if (buf->elemOffset) RLX_TRY_STATUS(bindOrCheck(buf->elemOffset, view.offset, "buffer '" + buf->name + "' elem_offset"));
   buffers[buf.get()] = std::move(view);
   return okStatus();
 }
@@ -163,11 +147,12 @@ Status Interp::execStore(const BufferStore& s) {
   for (auto& i : s.indices) lanes = std::max(lanes, lanesOf(i));
   for (int lane = 0; lane < lanes; ++lane) {
     RLX_TRY(v, eval(s.value, lane));
-    RLX_TRY(off, elementOffset(buf, s.indices, lane));
+    NDArray* a = nullptr;
+    RLX_TRY(off, elementOffset(buf, s.indices, lane, a));
     Scalar x = castScalar(buf.dtype, v);
-    NDArray& a = *buffers.at(&buf).storage;
-    if (buf.dtype.isFloat()) a.setDouble(off, x.f);
-    else a.setInt(off, x.i);
+    if (buf.dtype == DataType::float32()) a->as<float>()[off] = float(x.f);  // the common case
+    else if (buf.dtype.isFloat()) a->setDouble(off, x.f);
+    else a->setInt(off, x.i);
   }
   return okStatus();
 }
@@ -175,9 +160,12 @@ Status Interp::execStore(const BufferStore& s) {
 Status Interp::execFor(const For& f) {
   RLX_TRY(lo, eval(f.min));
   RLX_TRY(extent, evalInt(f.extent));
+  if (extent <= 0) return okStatus();
   DataType t = f.loopVar->dtype;
+  BindingScope scope(*this);
+  VarValue& slot = bind(f.loopVar.get(), Scalar::ofInt(t, lo.i));
   for (int64_t k = 0; k < extent; ++k) {
-    ScopedBinding bind(*this, f.loopVar.get(), {Scalar::ofInt(t, int64_t(uint64_t(lo.i) + uint64_t(k)))});
+    slot.scalar = Scalar::ofInt(t, int64_t(uint64_t(lo.i) + uint64_t(k)));
     RLX_TRY_STATUS(exec(f.body));
   }
   return okStatus();
@@ -189,7 +177,8 @@ Status Interp::execLet(const LetStmt& s) {
     RLX_TRY(v, eval(s.value, lane));
     lanes.push_back(castScalar(s.var->dtype, v));
   }
-  ScopedBinding bind(*this, s.var.get(), std::move(lanes));
+  BindingScope scope(*this);
+  bindLanes(s.var.get(), std::move(lanes));
   return exec(s.body);
 }
 
@@ -210,17 +199,18 @@ Status Interp::execRealize(const BlockRealize& r) {
 }
 
 Status Interp::execBlock(const TirBlock& b, const std::vector<Scalar>& iterValues) {
-  std::vector<std::unique_ptr<ScopedBinding>> binds;
-  for (size_t k = 0; k < b.iterVars.size(); ++k) binds.push_back(std::make_unique<ScopedBinding>(*this, b.iterVars[k].var.get(), std::vector<Scalar>{iterValues[k]}));
+  // Iter vars and the variables match_buffer shapes bind are unbound when the block ends, so the
+  // next iteration can bind them to new values.
+  BindingScope scope(*this);
+  for (size_t k = 0; k < b.iterVars.size(); ++k) bind(b.iterVars[k].var.get(), iterValues[k]);
   ScopedBuffers scopedBuffers(*this);
-  ScopedVars scopedVars(*this);
   for (auto& buf : b.allocBuffers) {
     scopedBuffers.save(buf.get());
     RLX_TRY_STATUS(allocate(buf));
   }
   for (auto& mb : b.matchBuffers) {
     scopedBuffers.save(mb.buffer.get());
-    RLX_TRY_STATUS(matchRegion(mb.buffer, mb.source, &scopedVars.bound));
+    RLX_TRY_STATUS(matchRegion(mb.buffer, mb.source));
   }
   if (b.init) {
     // TVM's LowerInitBlock: the init runs when every reduction iter var is at its domain's start.
@@ -296,7 +286,7 @@ Status bindBufferShape(Interp& in, const Buffer& buf, const NDArray& a) {
     return Error("buffer '" + buf.name + "' has " + std::to_string(buf.shape.size()) + " dimension(s) but the array has " + std::to_string(a.shape.size()));
   for (size_t k = 0; k < buf.shape.size(); ++k) {
     auto v = buf.shape[k].as<PrimVar>();
-    if (v && !in.vars.count(v.get())) RLX_TRY_STATUS(in.bindOrCheck(buf.shape[k], a.shape[k], "buffer '" + buf.name + "' dim " + std::to_string(k)));
+    if (v && !in.isBound(v.get())) RLX_TRY_STATUS(in.bindOrCheck(buf.shape[k], a.shape[k], "buffer '" + buf.name + "' dim " + std::to_string(k)));
   }
   return okStatus();
 }
@@ -316,7 +306,7 @@ Status bindBufferView(Interp& in, const BufferRef& buf, const NDArrayRef& a) {
 
 void bindScalar(Interp& in, const PrimVar& p, const TirArg& arg) {
   Scalar v = arg.kind == TirArg::Float ? Scalar::ofFloat(DataType::float64(), arg.f) : Scalar::ofInt(DataType::int64(), arg.i);
-  in.vars[&p] = {tireval::castScalar(p.dtype, v)};
+  in.bind(&p, tireval::castScalar(p.dtype, v));
   in.origins[&p] = "parameter '" + p.name + "'";
 }
 

@@ -4,24 +4,41 @@
 
 namespace rlx::tireval {
 
-ScopedBinding::ScopedBinding(Interp& in, const PrimVar* v, std::vector<Scalar> value) : in_(in), var_(v) {
-  auto it = in.vars.find(v);
-  if (it != in.vars.end()) saved_ = std::move(it->second);
-  in.vars[v] = std::move(value);
+VarValue& Interp::bind(const PrimVar* v, Scalar s) {
+  VarValue& slot = vars[v];
+  saved_.emplace_back(&slot, std::move(slot));
+  slot.bound = true;
+  slot.scalar = s;
+  slot.lanes.clear();
+  return slot;
 }
 
-ScopedBinding::~ScopedBinding() {
-  if (saved_) in_.vars[var_] = std::move(*saved_);
-  else in_.vars.erase(var_);
+VarValue& Interp::bindLanes(const PrimVar* v, std::vector<Scalar> lanes) {
+  if (lanes.size() == 1) return bind(v, lanes[0]);
+  VarValue& slot = bind(v, Scalar());
+  slot.lanes = std::move(lanes);
+  return slot;
+}
+
+bool Interp::isBound(const PrimVar* v) const {
+  auto it = vars.find(v);
+  return it != vars.end() && it->second.bound;
+}
+
+void Interp::restore(size_t mark) {
+  while (saved_.size() > mark) {
+    *saved_.back().first = std::move(saved_.back().second);
+    saved_.pop_back();
+  }
 }
 
 Result<Scalar> Interp::evalVar(const PrimVar& v, int lane) {
   auto it = vars.find(&v);
-  if (it == vars.end()) return Error("variable '" + v.name + "' has no value here");
-  const auto& lanes = it->second;
-  if (lanes.size() == 1) return lanes[0];
-  if (lane < 0 || size_t(lane) >= lanes.size()) return Error("lane " + std::to_string(lane) + " of the " + std::to_string(lanes.size()) + "-lane variable '" + v.name + "'");
-  return lanes[size_t(lane)];
+  if (it == vars.end() || !it->second.bound) return Error("variable '" + v.name + "' has no value here");
+  const VarValue& val = it->second;
+  if (val.lanes.empty()) return val.scalar;
+  if (lane < 0 || size_t(lane) >= val.lanes.size()) return Error("lane " + std::to_string(lane) + " of the " + std::to_string(val.lanes.size()) + "-lane variable '" + v.name + "'");
+  return val.lanes[size_t(lane)];
 }
 
 Result<int64_t> Interp::evalInt(const PrimExpr& e) {
@@ -30,7 +47,7 @@ Result<int64_t> Interp::evalInt(const PrimExpr& e) {
   return v.i;
 }
 
-Result<int64_t> Interp::elementOffset(const Buffer& buf, const std::vector<PrimExpr>& indices, int lane) {
+Result<int64_t> Interp::elementOffset(const Buffer& buf, const std::vector<PrimExpr>& indices, int lane, NDArray*& storage) {
   auto it = buffers.find(&buf);
   if (it == buffers.end()) return Error("buffer '" + buf.name + "' has no storage here (not a parameter, nor an alloc_buffer or match_buffer in scope)");
   const BufferView& view = it->second;
@@ -48,16 +65,18 @@ Result<int64_t> Interp::elementOffset(const Buffer& buf, const std::vector<PrimE
   }
   if (off < 0 || off >= view.storage->numel())
     return Error("element " + std::to_string(off) + " of buffer '" + buf.name + "' lies outside its storage of " + std::to_string(view.storage->numel()) + " element(s)");
+  storage = view.storage.get();
   return off;
 }
 
 Result<Scalar> Interp::evalLoad(const BufferLoad& l, int lane) {
   const Buffer& buf = *l.buffer;
   if (buf.dtype.lanes > 1) return Error("buffer '" + buf.name + "' has the vector dtype " + buf.dtype.str() + ", which the TIR interpreter does not support");
-  RLX_TRY(off, elementOffset(buf, l.indices, lane));
-  const NDArray& a = *buffers.at(&buf).storage;
-  if (buf.dtype.isFloat()) return Scalar::ofFloat(buf.dtype, a.getDouble(off));
-  return Scalar::ofInt(buf.dtype, a.getInt(off));
+  NDArray* a = nullptr;
+  RLX_TRY(off, elementOffset(buf, l.indices, lane, a));
+  if (buf.dtype == DataType::float32()) return Scalar::ofFloat(buf.dtype, a->as<float>()[off]);  // the common case
+  if (buf.dtype.isFloat()) return Scalar::ofFloat(buf.dtype, a->getDouble(off));
+  return Scalar::ofInt(buf.dtype, a->getInt(off));
 }
 
 namespace {
@@ -135,7 +154,8 @@ Result<Scalar> Interp::eval(const PrimExpr& e, int lane) {
     case NodeKind::PrimLet: {
       auto& l = static_cast<const PrimLet&>(*e);
       RLX_TRY(v, eval(l.value, lane));
-      ScopedBinding bind(*this, l.var.get(), {v});
+      BindingScope scope(*this);
+      bind(l.var.get(), castScalar(l.var->dtype, v));
       return eval(l.body, lane);
     }
     case NodeKind::Ramp: {

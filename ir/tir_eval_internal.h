@@ -46,27 +46,41 @@ struct BufferView {
   int64_t offset = 0;
 };
 
+// The value of a variable: one scalar, or one per lane for vectors.
+struct VarValue {
+  bool bound = false;
+  Scalar scalar;
+  std::vector<Scalar> lanes;  // vector values only
+};
+
 class Interp {
  public:
-  // Values of a variable, one per lane (a single entry for scalars).
-  std::unordered_map<const PrimVar*, std::vector<Scalar>> vars;
+  std::unordered_map<const PrimVar*, VarValue> vars;
   std::unordered_map<const Buffer*, BufferView> buffers;
+
+  // Binds `v` (remembering its previous value on a stack, so restore(mark) undoes it). The slot
+  // stays valid while bound: loops update it in place instead of rebinding every iteration.
+  VarValue& bind(const PrimVar* v, Scalar s);
+  VarValue& bindLanes(const PrimVar* v, std::vector<Scalar> lanes);
+  bool isBound(const PrimVar* v) const;
+  size_t mark() const { return saved_.size(); }
+  void restore(size_t mark);
 
   // Expressions are evaluated one lane at a time: Ramp/Broadcast and vector loads pick `lane`.
   Result<Scalar> eval(const PrimExpr& e, int lane = 0);
   Result<int64_t> evalInt(const PrimExpr& e);
   Status exec(const Stmt& s);
 
-  // Flat element offset of `indices` (at `lane`) into `buf`, bounds-checked per dimension.
-  Result<int64_t> elementOffset(const Buffer& buf, const std::vector<PrimExpr>& indices, int lane);
+  // Flat element offset of `indices` (at `lane`) into `buf`, bounds-checked per dimension; sets
+  // `storage` to the array holding it.
+  Result<int64_t> elementOffset(const Buffer& buf, const std::vector<PrimExpr>& indices, int lane, NDArray*& storage);
   // Gives `buf` fresh zeroed storage (alloc_buffer); its shape and strides are evaluated now.
   Status allocate(const BufferRef& buf);
-  // Makes `buf` a view of `source` (a block's T.match_buffer), binding its symbolic shape/strides;
-  // the variables it binds are appended to `bound`.
-  Status matchRegion(const BufferRef& buf, const BufferRegion& source, std::vector<const PrimVar*>* bound);
-  // Binds `e` to `value` when it is an unbound variable (appending it to `bound` if given);
-  // otherwise checks that it evaluates to `value`. `what` names the place ("buffer 'A' dim 1").
-  Status bindOrCheck(const PrimExpr& e, int64_t value, const std::string& what, std::vector<const PrimVar*>* bound = nullptr);
+  // Makes `buf` a view of `source` (a block's T.match_buffer), binding its symbolic shape/strides.
+  Status matchRegion(const BufferRef& buf, const BufferRegion& source);
+  // Binds `e` to `value` when it is an unbound variable; otherwise checks that it evaluates to
+  // `value`. `what` names the place in messages ("buffer 'A' dim 1").
+  Status bindOrCheck(const PrimExpr& e, int64_t value, const std::string& what);
   // Where each variable bound by bindOrCheck got its value, for mismatch messages.
   std::unordered_map<const PrimVar*, std::string> origins;
 
@@ -80,20 +94,21 @@ class Interp {
   Status execLet(const LetStmt& s);
   Status execRealize(const BlockRealize& r);
   Status execBlock(const TirBlock& b, const std::vector<Scalar>& iterValues);
+
+  std::vector<std::pair<VarValue*, VarValue>> saved_;  // previous values of bound variables
 };
 
-// Saves a variable's binding and restores it when the scope ends (loops, lets, blocks).
-class ScopedBinding {
+// Undoes the bindings made while it lives (loops, lets, blocks).
+class BindingScope {
  public:
-  ScopedBinding(Interp& in, const PrimVar* v, std::vector<Scalar> value);
-  ~ScopedBinding();
-  ScopedBinding(const ScopedBinding&) = delete;
-  ScopedBinding& operator=(const ScopedBinding&) = delete;
+  explicit BindingScope(Interp& in) : in_(in), mark_(in.mark()) {}
+  ~BindingScope() { in_.restore(mark_); }
+  BindingScope(const BindingScope&) = delete;
+  BindingScope& operator=(const BindingScope&) = delete;
 
  private:
   Interp& in_;
-  const PrimVar* var_;
-  std::optional<std::vector<Scalar>> saved_;
+  size_t mark_;
 };
 
 // Lane count of an expression's dtype (1 for scalars).

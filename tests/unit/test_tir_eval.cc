@@ -459,3 +459,35 @@ TEST_CASE("tir_eval: fused symbolic-shape kernels from the GPT-2 lowering corpus
     CHECK(contains(err, "buffer 'ln1_w' dim 0 is 767, but the buffer declares 768"));
   }
 }
+
+TEST_CASE("tir_eval: element dtypes wrap and round like the hardware", "[tir_eval]") {
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def dt(A: T.Buffer((3,), "int8"), B: T.Buffer((3,), "uint8"), H: T.Buffer((2,), "float16"), U: T.Buffer((2,), "uint64"), F: T.Buffer((2,), "bfloat16")):
+    A[0] = A[1] + A[2]
+    B[0] = B[1] - B[2]
+    H[0] = H[0] + H[1]
+    U[0] = U[1] // T.uint64(3)
+    F[0] = F[1] * T.bfloat16(3.0)
+)");
+  auto a = arr({3}, {0, 100, 100}, DataType(DataType::Int, 8));
+  auto b = arr({3}, {0, 1, 2}, DataType(DataType::UInt, 8));
+  auto h = arr({2}, {2048, 1}, DataType(DataType::Float, 16));
+  auto u = zeros({2}, DataType(DataType::UInt, 64));
+  u->setInt(1, -1);  // 2^64 - 1
+  auto bf = arr({2}, {0, 1.0078125}, DataType(DataType::BFloat, 16));
+  runOk(f, {a, b, h, u, bf});
+  CHECK(a->getInt(0) == -56);   // 200 wraps in int8
+  CHECK(b->getInt(0) == 255);   // 1 - 2 wraps in uint8
+  CHECK(h->getDouble(0) == 2048);  // 2049 is not a float16
+  CHECK(u->getInt(0) == int64_t(6148914691236517205));  // unsigned division of 2^64 - 1
+  CHECK(bf->getDouble(0) == 3.03125);  // 3.0234375 is a tie in bfloat16 (steps of 1/64): to even
+}
+
+TEST_CASE("tir_eval: unsupported buffer dtypes are errors", "[tir_eval]") {
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def v(A: T.Buffer((4,), "float32x4")):
+    A[0] = T.Broadcast(T.float32(1.0), 4)
+)");
+  std::string err = run(f, {zeros({4})});
+  CHECK(contains(err, "float32x4"));
+}
