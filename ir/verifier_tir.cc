@@ -16,6 +16,10 @@ class TirVerifier {
     curSpan_ = f.span;
     for (auto& p : f.params) defineVar(p.get());
     // buffer_map (T.match_buffer / T.Buffer params) binds the buffer and every var in its layout.
+    // The bindings happen together: `flat: (n * m,)` may use n and m that a later buffer `(n, m)`
+    // binds (TVM's LegalizeOps emits such kernels), so bare vars are bound before any is checked.
+    for (auto& [param, buf] : f.bufferMap)
+      if (buf) bindLayoutVars(*buf);
     for (auto& [param, buf] : f.bufferMap)
       if (buf) defineBuffer(*buf, /*bindsLayoutVars=*/true);
     if (f.body) visitStmt(f.body);
@@ -49,6 +53,15 @@ class TirVerifier {
     varStack_.resize(m.vars);
     for (size_t i = m.bufs; i < bufStack_.size(); ++i) bufs_.erase(bufStack_[i]);
     bufStack_.resize(m.bufs);
+  }
+
+  void bindLayoutVars(const Buffer& b) {
+    auto bind = [&](const PrimExpr& e) {
+      if (auto v = e ? e.as<PrimVar>() : Ref<PrimVar>()) defineVar(v.get());
+    };
+    for (auto& d : b.shape) bind(d);
+    for (auto& st : b.strides) bind(st);
+    bind(b.elemOffset);
   }
 
   void defineBuffer(const Buffer& b, bool bindsLayoutVars) {

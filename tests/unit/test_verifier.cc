@@ -232,3 +232,25 @@ TEST_CASE("verifier: every corpus module verifies clean", "[verifier]") {
     CHECK(errs.empty());
   }
 }
+
+TEST_CASE("verifier: [V9] buffer_map shapes bind together (a composite dim before its vars' buffer)", "[verifier]") {
+  // The kernel LegalizeOps makes for reshaping a flat (n * m,) tensor back to (n, m).
+  DiagnosticEngine diag;
+  auto mod = parseModule(R"(@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def reshape(var_flat: T.handle, var_out: T.handle):
+        n = T.int64()
+        m = T.int64()
+        flat = T.match_buffer(var_flat, (n * m,))
+        out = T.match_buffer(var_out, (n, m))
+        for i, j in T.grid(n, m):
+            with T.block("out"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                out[vi, vj] = flat[vi * m + vj]
+)", "k.relax", diag);
+  REQUIRE(mod);
+  auto errs = verifyModule(mod);
+  INFO(joined(errs));
+  CHECK(errs.empty());
+}
