@@ -34,7 +34,7 @@ std::vector<int64_t> compactStrides(const std::vector<int64_t>& shape) {
 std::string dimName(const Buffer& buf, const char* what, size_t k) { return "buffer '" + buf.name + "' " + what + " " + std::to_string(k); }
 
 // Allocations above this many bytes are refused with an Error rather than an abort in malloc.
-constexpr int64_t kMaxAllocBytes = int64_t(1) << 34;
+constexpr int64_t kMaxAllocBytes = int64_t(1) << 32;
 
 // Buffer views a block installs (alloc/match buffers) and the previous views they hide.
 class ScopedBuffers {

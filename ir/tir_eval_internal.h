@@ -57,6 +57,8 @@ class Interp {
  public:
   std::unordered_map<const PrimVar*, VarValue> vars;
   std::unordered_map<const Buffer*, BufferView> buffers;
+  // Where each variable bound by bindOrCheck got its value, for mismatch messages.
+  std::unordered_map<const PrimVar*, std::string> origins;
 
   // Binds `v` (remembering its previous value on a stack, so restore(mark) undoes it). The slot
   // stays valid while bound: loops update it in place instead of rebinding every iteration.
@@ -81,8 +83,6 @@ class Interp {
   // Binds `e` to `value` when it is an unbound variable; otherwise checks that it evaluates to
   // `value`. `what` names the place in messages ("buffer 'A' dim 1").
   Status bindOrCheck(const PrimExpr& e, int64_t value, const std::string& what);
-  // Where each variable bound by bindOrCheck got its value, for mismatch messages.
-  std::unordered_map<const PrimVar*, std::string> origins;
 
  private:
   Result<Scalar> evalVar(const PrimVar& v, int lane);

@@ -491,3 +491,17 @@ def v(A: T.Buffer((4,), "float32x4")):
   std::string err = run(f, {zeros({4})});
   CHECK(contains(err, "float32x4"));
 }
+
+TEST_CASE("tir_eval: oversized scratch buffers are refused, not allocated", "[tir_eval]") {
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def big(n: T.int64, A: T.Buffer((1,), "float32")):
+    tmp = T.alloc_buffer((n, n))
+    for i in range(1):
+        with T.block("b"):
+            vi = T.axis.spatial(1, i)
+            tmp[0, 0] = A[vi]
+)");
+  std::string err = run(f, {TirArg(int64_t(1) << 20), zeros({1})});
+  CHECK(contains(err, "buffer 'tmp' is too large to allocate"));
+  runOk(f, {TirArg(4), zeros({1})});
+}
