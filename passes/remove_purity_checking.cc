@@ -33,6 +33,9 @@ class Unwrap : public ExprMutator {
   Expr visitFunction(const Ref<Function>& f) override {
     Expr body = mutate(f->body);
     if (!f->isPure) return body.same(f->body) ? Expr(f) : Expr(make<Function>(f->params, body, f->retSInfo, f->isPure, f->attrs));
+    // Already marked and nothing to unwrap: the same function (a second run changes nothing).
+    const Attr* marked = f->attrs ? f->attrs->find("relax.force_pure") : nullptr;
+    if (marked && *marked && (*marked)->kind == AttrValue::Bool && (*marked)->b && body.same(f->body)) return f;
     auto attrs = withDictAttr(f->attrs, "relax.force_pure", AttrValue::boolean(true));
     auto nf = make<Function>(f->params, body, f->retSInfo, f->isPure, attrs);
     nf->sinfo = f->sinfo;

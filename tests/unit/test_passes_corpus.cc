@@ -1,5 +1,6 @@
 // Every registered pass on every corpus module (hand-written, TVM lowering states, nn exports):
-// no pass fails or breaks the verifier, and every output round-trips through the printer/parser.
+// no pass fails or breaks the verifier, every output round-trips through the printer/parser, and a
+// second application changes nothing (same object).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -55,6 +56,10 @@ TEST_CASE("passes: every pass on every corpus module verifies and round-trips", 
       IRModuleRef again = parseModule(text, file + " after " + name, diag2);
       if (!again) FAIL(diag2.render(false));
       CHECK(printModule(again) == text);
+      // Applied again, the pass finds nothing to do and returns the very same module object.
+      auto twice = runSequential(passes.value(), out.value(), ctx);
+      REQUIRE(twice.ok());
+      CHECK(twice.value().same(out.value()));
     }
   }
 }
