@@ -27,12 +27,6 @@ namespace rlx {
 namespace {
 using namespace ops;
 
-// no_grad, start_checkpoint, end_checkpoint: markers for the Gradient pass, the value unchanged.
-Result<Value> evalMarker(const Call& call, const std::vector<Value>& args) {
-  if (args.size() != 1) return evalError(call, "expects one argument");
-  return args[0];
-}
-
 // Accumulates into a buffer in the result's computation type: doubles for floats, uint64 for
 // integers (wrapping like the element type's fixed-width adds after the final store).
 struct Accumulator {
@@ -64,35 +58,18 @@ Result<Value> evalTakeBackward(const Call& call, const std::vector<Value>& args)
   RLX_TRY_STATUS(requireIntegral(call, *ind, "indices"));
   RLX_TRY(out, allocResult(call));
   RLX_TRY_STATUS(expectShape(call, *out, x->shape, "the result"));
-  std::string mode = attrString(call, "mode", "fast");
-  if (mode != "fast" && mode != "clip" && mode != "wrap") return evalError(call, fmt::format("unknown mode \"{}\"", mode));
-  Shape dims = x->shape;
-  int axis = 0;
-  if (attrIsNone(call, "axis")) {
-    dims = {x->numel()};
-  } else {
-    RLX_TRY(a, normalizeAxis(call, int(dims.size()), attrInt(call, "axis")));
-    axis = a;
-  }
+  RLX_TRY(t, takeRows(call, *x, *ind));
+  const Shape& dims = t.dims;
+  int axis = t.axis;
   int64_t n = dims[size_t(axis)];
-  std::vector<int64_t> rows;
-  for (int64_t k = 0; k < ind->numel(); ++k) {
-    int64_t v = ind->getInt(k);
-    if (mode == "clip" && n > 0) v = std::clamp<int64_t>(v, 0, n - 1);
-    else if (mode == "wrap" && n > 0) v = ((v % n) + n) % n;
-    RLX_TRY(r, checkedIndex(call, v, n, false, "index"));
-    rows.push_back(r);
-  }
-  Shape gshape(dims.begin(), dims.begin() + axis);
-  gshape.insert(gshape.end(), ind->shape.begin(), ind->shape.end());
-  gshape.insert(gshape.end(), dims.begin() + axis + 1, dims.end());
+  const Shape& gshape = t.shape;
   if (g->shape != gshape)
     return evalError(call, fmt::format("output_grad has shape {}, but take's result has shape {}", shapeText(g->shape), shapeText(gshape)));
   int64_t outer = prodOf(dims, 0, size_t(axis)), inner = prodOf(dims, size_t(axis) + 1, dims.size());
   Accumulator acc(out->dtype, out->numel());
   int64_t pos = 0;
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t r : rows)
+    for (int64_t r : t.rows)
       for (int64_t e = 0; e < inner; ++e) acc.add((o * n + r) * inner + e, *g, pos++);
   acc.store(*out);
   return Value::ofTensor(out);
@@ -246,7 +223,7 @@ Result<Value> evalPool2dBackward(const Call& call, const std::vector<Value>& arg
 }  // namespace
 
 void registerGradEvals() {
-  for (const char* n : {"no_grad", "start_checkpoint", "end_checkpoint"}) registerEval(std::string("relax.grad.") + n, evalMarker);
+  for (const char* n : {"no_grad", "start_checkpoint", "end_checkpoint"}) registerEval(std::string("relax.grad.") + n, evalSameValue);
   registerEval("relax.grad.take_backward", evalTakeBackward);
   registerEval("relax.grad.nll_loss_backward", evalNLLLossBackward);
   registerEval("relax.grad.max_pool2d_backward", [](const Call& c, const std::vector<Value>& a) { return evalPool2dBackward(c, a, true); });

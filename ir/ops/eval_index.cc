@@ -26,33 +26,16 @@ Result<Value> evalTake(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(x, tensorValue(call, args, 0, "x"));
   RLX_TRY(ind, tensorValue(call, args, 1, "indices"));
   RLX_TRY_OK(requireIntegral(call, *ind, "indices"));
-  std::string mode = attrString(call, "mode", "fast");
-  if (mode != "fast" && mode != "clip" && mode != "wrap") return evalError(call, fmt::format("unknown mode \"{}\"", mode));
-  Shape dims = x->shape;
-  int axis = 0;
-  if (attrIsNone(call, "axis")) {
-    dims = {x->numel()};
-  } else {
-    RLX_TRY(a, normalizeAxis(call, int(dims.size()), attrInt(call, "axis")));
-    axis = a;
-  }
+  RLX_TRY(t, takeRows(call, *x, *ind));
+  const Shape& dims = t.dims;
+  int axis = t.axis;
   int64_t n = dims[size_t(axis)];
-  std::vector<int64_t> rows;
-  for (int64_t k = 0; k < ind->numel(); ++k) {
-    int64_t v = ind->getInt(k);
-    if (mode == "clip" && n > 0) v = std::clamp<int64_t>(v, 0, n - 1);
-    else if (mode == "wrap" && n > 0) v = ((v % n) + n) % n;
-    RLX_TRY(r, checkedIndex(call, v, n, false, "index"));
-    rows.push_back(r);
-  }
-  Shape shape(dims.begin(), dims.begin() + axis);
-  shape.insert(shape.end(), ind->shape.begin(), ind->shape.end());
-  shape.insert(shape.end(), dims.begin() + axis + 1, dims.end());
+  const Shape& shape = t.shape;
   RLX_TRY(out, newTensor(call, x->dtype, shape));
   int64_t outer = prodOf(dims, 0, size_t(axis)), inner = prodOf(dims, size_t(axis) + 1, dims.size());
   int64_t pos = 0;
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t r : rows) {
+    for (int64_t r : t.rows) {
       copyRun(*out, pos, *x, (o * n + r) * inner, inner);
       pos += inner;
     }

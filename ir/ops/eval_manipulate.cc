@@ -57,6 +57,25 @@ Status requireIntegral(const Call& call, const NDArray& t, const char* name) {
   return okStatus();
 }
 
+Result<TakeRows> takeRows(const Call& call, const NDArray& x, const NDArray& ind) {
+  std::string mode = attrString(call, "mode", "fast");
+  if (mode != "fast" && mode != "clip" && mode != "wrap") return evalError(call, fmt::format("unknown mode \"{}\"", mode));
+  RLX_TRY(ad, axisOrFlattened(call, x));
+  TakeRows t{std::move(ad.dims), ad.axis, {}, {}};
+  int64_t n = t.dims[size_t(t.axis)];
+  for (int64_t k = 0; k < ind.numel(); ++k) {
+    int64_t v = ind.getInt(k);
+    if (mode == "clip" && n > 0) v = std::clamp<int64_t>(v, 0, n - 1);
+    else if (mode == "wrap" && n > 0) v = ((v % n) + n) % n;
+    RLX_TRY(r, checkedIndex(call, v, n, false, "index"));
+    t.rows.push_back(r);
+  }
+  t.shape.assign(t.dims.begin(), t.dims.begin() + t.axis);
+  t.shape.insert(t.shape.end(), ind.shape.begin(), ind.shape.end());
+  t.shape.insert(t.shape.end(), t.dims.begin() + t.axis + 1, t.dims.end());
+  return t;
+}
+
 }  // namespace ops
 
 namespace {
@@ -317,14 +336,9 @@ Result<Value> evalRepeat(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(x, tensorValue(call, args, 0, "data"));
   int64_t reps = attrInt(call, "repeats");
   if (reps <= 0) return evalError(call, fmt::format("repeats must be positive, got {}", reps));
-  Shape dims = x->shape;
-  int axis = 0;
-  if (attrIsNone(call, "axis")) {
-    dims = {x->numel()};
-  } else {
-    RLX_TRY(a, normalizeAxis(call, int(dims.size()), attrInt(call, "axis")));
-    axis = a;
-  }
+  RLX_TRY(ad, axisOrFlattened(call, *x));
+  const Shape& dims = ad.dims;
+  int axis = ad.axis;
   Shape shape = dims;
   shape[size_t(axis)] *= reps;
   RLX_TRY(out, newTensor(call, x->dtype, shape));

@@ -33,6 +33,16 @@ NDArrayRef copyOf(const NDArray& x);
 Result<int64_t> checkedIndex(const Call& call, int64_t v, int64_t n, bool allowNegative, const char* what);
 // An error unless t has an integer (or bool) dtype.
 Status requireIntegral(const Call& call, const NDArray& t, const char* name);
+// The rows (and result shape) take reads from x along its `axis` attr (axis=None: the flattened data), one per element
+// of `ind`, under take's `mode` attr (eval_index.cc's header): shared by take and take_backward.
+// Errors for an unknown mode, a bad axis, or an index the mode leaves out of range.
+struct TakeRows {
+  Shape dims;  // x's extents as take sees them (x.shape, or {numel} for axis=None)
+  int axis = 0;
+  std::vector<int64_t> rows;
+  Shape shape;  // take's result: dims before the axis, ind's shape, dims after it
+};
+Result<TakeRows> takeRows(const Call& call, const NDArray& x, const NDArray& ind);
 
 }  // namespace ops
 }  // namespace rlx

@@ -26,12 +26,6 @@ namespace rlx {
 namespace {
 using namespace ops;
 
-// The value unchanged, whatever its kind (builtin.stop_lift_params, dist.annotate_sharding, ...).
-Result<Value> evalSameValue(const Call& call, const std::vector<Value>& args) {
-  if (args.size() != 1) return evalError(call, "expects one argument");
-  return args[0];
-}
-
 // The tensor unchanged (ensure_zero_offset: the evaluator's tensors have no byte offset; the
 // collectives that are identities for one worker).
 Result<Value> evalSameTensor(const Call& call, const std::vector<Value>& args) {

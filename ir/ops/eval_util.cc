@@ -44,6 +44,22 @@ int64_t broadcastOffset(const Shape& outIndex, const Shape& inShape, const Shape
 
 Error evalError(const Call& call, const std::string& msg) { return opError(call, msg); }
 
+Result<Value> evalSameValue(const Call& call, const std::vector<Value>& args) {
+  if (args.size() != 1) return evalError(call, "expects one argument");
+  return args[0];
+}
+
+Result<AxisDims> axisOrFlattened(const Call& call, const NDArray& x) {
+  AxisDims r{x.shape, 0};
+  if (attrIsNone(call, "axis")) {
+    r.dims = {x.numel()};
+  } else {
+    RLX_TRY(a, normalizeAxis(call, int(r.dims.size()), attrInt(call, "axis")));
+    r.axis = a;
+  }
+  return r;
+}
+
 Result<Shape> broadcastShape(const Call& call, const Shape& a, const Shape& b) {
   size_t n = std::max(a.size(), b.size());
   Shape out(n);

@@ -47,6 +47,18 @@ Result<Shape> shapeValue(const Call& call, const std::vector<Value>& args, size_
 Result<Value> primValueArg(const Call& call, const std::vector<Value>& args, size_t i, const char* name);
 // Errors for evaluators: "R.op: msg".
 Error evalError(const Call& call, const std::string& msg);
+// The single argument unchanged, whatever its kind (identity ops: grad markers, stop_lift_params,
+// annotate_sharding, ...); an error unless there is exactly one argument.
+Result<Value> evalSameValue(const Call& call, const std::vector<Value>& args);
+
+// The extents an op with an optional `axis` attr works along, and that axis: axis=None views x
+// flattened (dims {numel}, axis 0), otherwise x's shape with the attr normalized (an error when out
+// of range). Used by take, take_backward and repeat.
+struct AxisDims {
+  Shape dims;
+  int axis = 0;
+};
+Result<AxisDims> axisOrFlattened(const Call& call, const NDArray& x);
 
 // Element access in the widest type of the dtype's family: floats as double, integers as int64
 // (bool as 0/1). Stores round/truncate into the element type (integers wrap like C casts).
