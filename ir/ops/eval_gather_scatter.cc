@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "ir/ops/eval_manipulate.h"
@@ -20,6 +21,34 @@ using namespace ops;
 
 // ---------------------------------------------------------------- gather
 
+// GatherElements and ScatterElements walk their indices alike. checkIndicesFit: an error unless
+// `ind` (of x's rank) is within x's extents on every axis but `axis` ("... outside the {what} axis").
+Status checkIndicesFit(const Call& call, const NDArray& x, const NDArray& ind, int axis, const char* what) {
+  for (size_t d = 0; d < x.shape.size(); ++d)
+    if (int(d) != axis && ind.shape[d] > x.shape[d])
+      return evalError(call, fmt::format("indices {} exceed data {} outside the {} axis", shapeText(ind.shape), shapeText(x.shape), what));
+  return okStatus();
+}
+
+// Calls fn(flat, off) for every position p of `ind` in row-major order, `off` the flat offset into
+// x of p with its `axis` coordinate replaced by ind[p] (checked against the axis extent, negatives
+// counting from the end when allowNegative); stops at the first bad index with its error.
+Status forEachAxisIndex(const Call& call, const NDArray& x, const NDArray& ind, int axis, bool allowNegative, const std::function<void(int64_t flat, int64_t off)>& fn) {
+  size_t nd = x.shape.size();
+  Shape xs = stridesOf(x.shape);
+  std::optional<Error> err;
+  forEachIndex(ind.shape, [&](const Shape& idx, int64_t flat) {
+    if (err) return;
+    auto r = checkedIndex(call, ind.getInt(flat), x.shape[size_t(axis)], allowNegative, "index");
+    if (!r.ok()) return void(err = r.error());
+    int64_t off = 0;
+    for (size_t d = 0; d < nd; ++d) off += (int(d) == axis ? *r : idx[d]) * xs[d];
+    fn(flat, off);
+  });
+  if (err) return std::move(*err);
+  return okStatus();
+}
+
 // out[p] = data[p with the axis coordinate replaced by indices[p]] (ONNX GatherElements).
 Result<Value> evalGatherElements(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(x, tensorValue(call, args, 0, "data"));
@@ -28,21 +57,9 @@ Result<Value> evalGatherElements(const Call& call, const std::vector<Value>& arg
   size_t nd = x->shape.size();
   if (ind->shape.size() != nd) return evalError(call, fmt::format("data and indices must have the same rank, got {} and {}", nd, ind->shape.size()));
   RLX_TRY(axis, normalizeAxis(call, int(nd), attrInt(call, "axis")));
-  for (size_t d = 0; d < nd; ++d)
-    if (int(d) != axis && ind->shape[d] > x->shape[d])
-      return evalError(call, fmt::format("indices {} exceed data {} outside the gather axis", shapeText(ind->shape), shapeText(x->shape)));
+  RLX_TRY_OK(checkIndicesFit(call, *x, *ind, axis, "gather"));
   RLX_TRY(out, newTensor(call, x->dtype, ind->shape));
-  Shape xs = stridesOf(x->shape);
-  std::optional<Error> err;
-  forEachIndex(ind->shape, [&](const Shape& idx, int64_t flat) {
-    if (err) return;
-    auto r = checkedIndex(call, ind->getInt(flat), x->shape[size_t(axis)], false, "index");
-    if (!r.ok()) return void(err = r.error());
-    int64_t off = 0;
-    for (size_t d = 0; d < nd; ++d) off += (int(d) == axis ? *r : idx[d]) * xs[d];
-    copyElem(*out, flat, *x, off);
-  });
-  if (err) return std::move(*err);
+  RLX_TRY_OK(forEachAxisIndex(call, *x, *ind, axis, false, [&](int64_t flat, int64_t off) { copyElem(*out, flat, *x, off); }));
   return Value::ofTensor(out);
 }
 
@@ -192,21 +209,9 @@ Result<Value> evalScatterElements(const Call& call, const std::vector<Value>& ar
     return evalError(call, fmt::format("indices and updates must have one shape and the data's rank, got {}, {} for data {}", shapeText(ind->shape), shapeText(upd->shape), shapeText(x->shape)));
   if (upd->dtype != x->dtype) return evalError(call, "updates must have the data's dtype");
   RLX_TRY(axis, normalizeAxis(call, int(nd), attrInt(call, "axis")));
-  for (size_t d = 0; d < nd; ++d)
-    if (int(d) != axis && ind->shape[d] > x->shape[d])
-      return evalError(call, fmt::format("indices {} exceed data {} outside the scatter axis", shapeText(ind->shape), shapeText(x->shape)));
+  RLX_TRY_OK(checkIndicesFit(call, *x, *ind, axis, "scatter"));
   NDArrayRef out = copyOf(*x);
-  Shape xs = stridesOf(x->shape);
-  std::optional<Error> err;
-  forEachIndex(ind->shape, [&](const Shape& idx, int64_t flat) {
-    if (err) return;
-    auto r = checkedIndex(call, ind->getInt(flat), x->shape[size_t(axis)], true, "index");
-    if (!r.ok()) return void(err = r.error());
-    int64_t off = 0;
-    for (size_t d = 0; d < nd; ++d) off += (int(d) == axis ? *r : idx[d]) * xs[d];
-    combine(*out, off, *upd, flat, red);
-  });
-  if (err) return std::move(*err);
+  RLX_TRY_OK(forEachAxisIndex(call, *x, *ind, axis, true, [&](int64_t flat, int64_t off) { combine(*out, off, *upd, flat, red); }));
   return Value::ofTensor(out);
 }
 
