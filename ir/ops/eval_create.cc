@@ -40,18 +40,24 @@ Result<NDArrayRef> fillScalar(const Call& call, const std::vector<Value>& args, 
   return fill;
 }
 
+// Fills `out` with `constant` (zeros, ones) or, without one, with the fill_value argument args[1].
+Status fillFrom(const Call& call, const std::vector<Value>& args, std::optional<int64_t> constant, NDArray& out) {
+  if (constant) {
+    fillWith(out, *intScalar(*constant));
+  } else {
+    RLX_TRY(fill, fillScalar(call, args, 1));
+    fillWith(out, *fill);
+  }
+  return okStatus();
+}
+
 // R.full(shape, fill_value) / R.zeros(shape) / R.ones(shape): the shape argument's concrete value
 // gives the extents, the inferred struct info the dtype.
 Result<Value> evalFullOfShape(const Call& call, const std::vector<Value>& args, std::optional<int64_t> constant) {
   RLX_TRY(shape, shapeValue(call, args, 0, "shape"));
   RLX_TRY(dtype, resultDType(call));
   RLX_TRY(out, newTensor(call, dtype, shape));
-  if (constant) {
-    fillWith(*out, *intScalar(*constant));
-  } else {
-    RLX_TRY(fill, fillScalar(call, args, 1));
-    fillWith(*out, *fill);
-  }
+  RLX_TRY_STATUS(fillFrom(call, args, constant, *out));
   return Value::ofTensor(out);
 }
 
@@ -60,12 +66,7 @@ Result<Value> evalFullLike(const Call& call, const std::vector<Value>& args, std
   RLX_TRY(x, tensorValue(call, args, 0, "x"));
   RLX_TRY(dtype, resultDType(call));
   RLX_TRY(out, newTensor(call, dtype, x->shape));
-  if (constant) {
-    fillWith(*out, *intScalar(*constant));
-  } else {
-    RLX_TRY(fill, fillScalar(call, args, 1));
-    fillWith(*out, *fill);
-  }
+  RLX_TRY_STATUS(fillFrom(call, args, constant, *out));
   return Value::ofTensor(out);
 }
 

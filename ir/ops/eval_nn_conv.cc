@@ -25,6 +25,15 @@ void place(Dims3& dst, const std::vector<int64_t>& v, size_t n) {
   for (size_t i = 0; i < n && i < v.size(); ++i) dst[3 - n + i] = v[i];
 }
 
+// Per spatial dim, the positions p in [0, count) whose coordinate p * stride - pad + k * dil under
+// kernel tap k lies in [0, limit): output positions reading the input (count out, limit in) for the
+// convolution, input positions writing the output (count in, limit out) for the transpose.
+std::array<IndexRange, 3> tapRanges(const ConvGeom& g, const Dims3& count, const Dims3& limit, const Dims3& k) {
+  std::array<IndexRange, 3> r{};
+  for (size_t i = 0; i < 3; ++i) r[i] = validRange(count[i], g.stride[i], k[i] * g.dil[i] - g.pad[i], limit[i]);
+  return r;
+}
+
 // y[n, oc, o] += w[oc, icg, k] * x[n, g * inPerGroup + icg, o * stride - pad + k * dil]
 template <typename T>
 void convForward(const std::vector<T>& x, const std::vector<T>& w, std::vector<T>& y, const ConvGeom& g) {
@@ -39,9 +48,7 @@ void convForward(const std::vector<T>& x, const std::vector<T>& w, std::vector<T
           for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
             for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
               T wv = wp[(kd * g.kernel[1] + kh) * g.kernel[2] + kw];
-              IndexRange rd = validRange(g.out[0], g.stride[0], kd * g.dil[0] - g.pad[0], g.in[0]);
-              IndexRange rh = validRange(g.out[1], g.stride[1], kh * g.dil[1] - g.pad[1], g.in[1]);
-              IndexRange rw = validRange(g.out[2], g.stride[2], kw * g.dil[2] - g.pad[2], g.in[2]);
+              auto [rd, rh, rw] = tapRanges(g, g.out, g.in, {kd, kh, kw});
               for (int64_t od = rd.lo; od < rd.hi; ++od)
                 for (int64_t oh = rh.lo; oh < rh.hi; ++oh) {
                   int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dil[0], ih = oh * g.stride[1] - g.pad[1] + kh * g.dil[1];
@@ -68,9 +75,7 @@ void convTransposeForward(const std::vector<T>& x, const std::vector<T>& w, std:
           for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
             for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
               T wv = wp[(kd * g.kernel[1] + kh) * g.kernel[2] + kw];
-              IndexRange rd = validRange(g.in[0], g.stride[0], kd * g.dil[0] - g.pad[0], g.out[0]);
-              IndexRange rh = validRange(g.in[1], g.stride[1], kh * g.dil[1] - g.pad[1], g.out[1]);
-              IndexRange rw = validRange(g.in[2], g.stride[2], kw * g.dil[2] - g.pad[2], g.out[2]);
+              auto [rd, rh, rw] = tapRanges(g, g.in, g.out, {kd, kh, kw});
               for (int64_t id = rd.lo; id < rd.hi; ++id)
                 for (int64_t ih = rh.lo; ih < rh.hi; ++ih) {
                   int64_t od = id * g.stride[0] - g.pad[0] + kd * g.dil[0], oh = ih * g.stride[1] - g.pad[1] + kh * g.dil[1];
