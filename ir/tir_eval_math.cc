@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "ir/tir_eval_internal.h"
 
@@ -114,7 +115,23 @@ std::string opName(NodeKind k) {
   return s ? s : "?";
 }
 
+// The comparisons EQ, NE, LT, LE, GT, GE on two operands of one type (double, int64_t or uint64_t:
+// the callers pick the signedness); nullopt for every other operator.
+template <typename T>
+std::optional<bool> compareAs(NodeKind k, T a, T b) {
+  switch (k) {
+    case NodeKind::EQ: return a == b;
+    case NodeKind::NE: return a != b;
+    case NodeKind::LT: return a < b;
+    case NodeKind::LE: return a <= b;
+    case NodeKind::GT: return a > b;
+    case NodeKind::GE: return a >= b;
+    default: return std::nullopt;
+  }
+}
+
 Result<Scalar> floatBinary(NodeKind k, DataType t, double a, double b) {
+  if (auto c = compareAs(k, a, b)) return Scalar::ofBool(*c);
   switch (k) {
     case NodeKind::Add: return Scalar::ofFloat(t, a + b);
     case NodeKind::Sub: return Scalar::ofFloat(t, a - b);
@@ -126,12 +143,6 @@ Result<Scalar> floatBinary(NodeKind k, DataType t, double a, double b) {
     // TVM's codegen emits select(a > b, a, b): a NaN in `b` wins, a NaN in `a` loses.
     case NodeKind::Min: return Scalar::ofFloat(t, a < b ? a : b);
     case NodeKind::Max: return Scalar::ofFloat(t, a > b ? a : b);
-    case NodeKind::EQ: return Scalar::ofBool(a == b);
-    case NodeKind::NE: return Scalar::ofBool(a != b);
-    case NodeKind::LT: return Scalar::ofBool(a < b);
-    case NodeKind::LE: return Scalar::ofBool(a <= b);
-    case NodeKind::GT: return Scalar::ofBool(a > b);
-    case NodeKind::GE: return Scalar::ofBool(a >= b);
     default: return Error("operator '" + opName(k) + "' on floats");
   }
 }
@@ -150,6 +161,7 @@ int64_t floorMod(int64_t a, int64_t b) {
 }
 
 Result<Scalar> unsignedBinary(NodeKind k, DataType t, uint64_t a, uint64_t b) {
+  if (auto c = compareAs(k, a, b)) return Scalar::ofBool(*c);
   switch (k) {
     case NodeKind::Div:
     case NodeKind::FloorDiv: return Scalar::ofInt(t, int64_t(a / b));
@@ -157,10 +169,6 @@ Result<Scalar> unsignedBinary(NodeKind k, DataType t, uint64_t a, uint64_t b) {
     case NodeKind::FloorMod: return Scalar::ofInt(t, int64_t(a % b));
     case NodeKind::Min: return Scalar::ofInt(t, int64_t(a < b ? a : b));
     case NodeKind::Max: return Scalar::ofInt(t, int64_t(a > b ? a : b));
-    case NodeKind::LT: return Scalar::ofBool(a < b);
-    case NodeKind::LE: return Scalar::ofBool(a <= b);
-    case NodeKind::GT: return Scalar::ofBool(a > b);
-    case NodeKind::GE: return Scalar::ofBool(a >= b);
     default: return Error("unreachable unsigned operator");
   }
 }
@@ -172,6 +180,7 @@ Result<Scalar> intBinary(NodeKind k, DataType t, const Scalar& x, const Scalar& 
   if (isDiv && b == 0) return Error("integer division by zero ('" + opName(k) + "' on " + x.dtype.str() + ")");
   bool isOrder = k == NodeKind::Min || k == NodeKind::Max || (k >= NodeKind::LT && k <= NodeKind::GE);
   if ((isDiv || isOrder) && (x.isUInt64() || y.isUInt64())) return unsignedBinary(k, t, ua, ub);
+  if (auto c = compareAs(k, a, b)) return Scalar::ofBool(*c);
   switch (k) {
     case NodeKind::Add: return Scalar::ofInt(t, int64_t(ua + ub));
     case NodeKind::Sub: return Scalar::ofInt(t, int64_t(ua - ub));
@@ -182,12 +191,6 @@ Result<Scalar> intBinary(NodeKind k, DataType t, const Scalar& x, const Scalar& 
     case NodeKind::FloorMod: return Scalar::ofInt(t, floorMod(a, b));
     case NodeKind::Min: return Scalar::ofInt(t, a < b ? a : b);
     case NodeKind::Max: return Scalar::ofInt(t, a > b ? a : b);
-    case NodeKind::EQ: return Scalar::ofBool(a == b);
-    case NodeKind::NE: return Scalar::ofBool(a != b);
-    case NodeKind::LT: return Scalar::ofBool(a < b);
-    case NodeKind::LE: return Scalar::ofBool(a <= b);
-    case NodeKind::GT: return Scalar::ofBool(a > b);
-    case NodeKind::GE: return Scalar::ofBool(a >= b);
     default: return Error("unreachable integer operator");
   }
 }
