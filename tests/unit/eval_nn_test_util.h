@@ -1,5 +1,5 @@
-// Helpers of the nn-family evaluator tests: approximate comparisons naming the failing element,
-// tuple results, and evaluating a normalized call on other values (the evaluator's own checks).
+// Helpers of the nn-family evaluator tests: approximate comparisons naming the failing element and
+// tuple results (iota, TV and evalOn come from eval_test_util.h).
 #pragma once
 #include <catch2/catch.hpp>
 
@@ -37,36 +37,9 @@ inline Evaluated evField(const std::string& op, std::vector<PyValue> args, KwArg
     e.error = "error: not a tuple of tensors";
     return e;
   }
-  const Value& f = r.value().fields[field];
   e.ok = true;
-  e.values = vals(f);
-  e.shape = shp(f);
-  e.dtype = dtypeOf(f);
+  readTensor(e, r.value().fields[field]);
   return e;
 }
-
-// A tensor start, start + step, ... of `shape`.
-inline PyValue iota(const char* dtype, std::vector<int64_t> shape, double start = 0, double step = 1) {
-  int64_t n = 1;
-  for (auto d : shape) n *= d;
-  std::vector<double> v;
-  for (int64_t i = 0; i < n; ++i) v.push_back(start + double(i) * step);
-  return C(dtype, std::move(shape), std::move(v));
-}
-
-// Builds and normalizes the call from `args` but evaluates it on `values`: "ok" or the error.
-inline std::string evalOn(const std::string& op, std::vector<PyValue> args, KwArgs kwargs, std::vector<Value> values) {
-  auto call = build(op, std::move(args), std::move(kwargs));
-  if (!call.ok()) return "build error: " + call.error().message;
-  BlockBuilder bb;
-  auto norm = bb.normalize(call.value());
-  if (!norm.ok()) return "normalize error: " + norm.error().message;
-  auto c = norm.value().as<Call>();
-  if (!c) return "not a call";
-  auto r = evaluateCall(*c, values);
-  return r.ok() ? "ok" : "error: " + r.error().message;
-}
-
-inline Value TV(const char* dtype, std::vector<int64_t> shape, std::vector<double> values) { return Value::ofTensor(nd(dtype, std::move(shape), std::move(values))); }
 
 }  // namespace rlx::test

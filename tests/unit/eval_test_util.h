@@ -1,5 +1,6 @@
 // Helpers of the reference-evaluator tests: make small tensors from literal values, evaluate an
-// op written like its TVMScript call (kwargs for attrs), and read results back as doubles.
+// op written like its TVMScript call (kwargs for attrs), and read results back as doubles; the
+// helpers every evaluator test file shares (iota, TV, evalOn) live here too.
 #pragma once
 #include <string>
 #include <vector>
@@ -54,6 +55,12 @@ struct Evaluated {
   std::vector<int64_t> shape;
   std::string dtype;
 };
+// Copies a tensor value's elements, shape and dtype into `e` (ok is left to the caller).
+inline void readTensor(Evaluated& e, const Value& v) {
+  e.values = vals(v);
+  e.shape = shp(v);
+  e.dtype = dtypeOf(v);
+}
 inline Evaluated ev(const std::string& op, std::vector<PyValue> args, KwArgs kwargs = {}) {
   Evaluated e;
   auto r = evalCall(op, std::move(args), std::move(kwargs));
@@ -62,12 +69,37 @@ inline Evaluated ev(const std::string& op, std::vector<PyValue> args, KwArgs kwa
     return e;
   }
   e.ok = true;
-  if (r.value().kind == Value::Tensor) {
-    e.values = vals(r.value());
-    e.shape = shp(r.value());
-    e.dtype = dtypeOf(r.value());
-  }
+  if (r.value().kind == Value::Tensor) readTensor(e, r.value());
   return e;
+}
+
+// A tensor start, start + step, ... of `shape`.
+inline PyValue iota(const char* dtype, std::vector<int64_t> shape, double start = 0, double step = 1) {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  std::vector<double> v;
+  for (int64_t i = 0; i < n; ++i) v.push_back(start + double(i) * step);
+  return C(dtype, std::move(shape), std::move(v));
+}
+
+// A tensor Value (not a constant expression) for evalOn and tuple-valued arguments.
+inline Value TV(const char* dtype, std::vector<int64_t> shape, std::vector<double> values = {}) {
+  return Value::ofTensor(nd(dtype, std::move(shape), std::move(values)));
+}
+
+// Builds and normalizes the call from `args` (as evalCall does) but evaluates it on `values`: "ok"
+// or the error. The evaluator must reject values that contradict the call's struct info with an
+// error, never crash.
+inline std::string evalOn(const std::string& op, std::vector<PyValue> args, KwArgs kwargs, const std::vector<Value>& values) {
+  auto call = build(op, std::move(args), std::move(kwargs));
+  if (!call.ok()) return "build error: " + call.error().message;
+  BlockBuilder bb;
+  auto norm = bb.normalize(call.value());
+  if (!norm.ok()) return "normalize error: " + norm.error().message;
+  auto c = norm.value().as<Call>();
+  if (!c) return "not a call";
+  auto r = evaluateCall(*c, values);
+  return r.ok() ? "ok" : "error: " + r.error().message;
 }
 
 }  // namespace rlx::test

@@ -25,11 +25,7 @@ inline std::vector<Evaluated> evTuple(const std::string& op, std::vector<PyValue
   for (auto& f : r.value().fields) {
     Evaluated e;
     e.ok = f.kind == Value::Tensor;
-    if (e.ok) {
-      e.values = vals(f);
-      e.shape = shp(f);
-      e.dtype = dtypeOf(f);
-    }
+    if (e.ok) readTensor(e, f);
     out.push_back(std::move(e));
   }
   return out;
@@ -49,24 +45,6 @@ inline PyValue CI(const char* dtype, std::vector<int64_t> shape, const std::vect
   auto t = make<NDArray>(dt(dtype), std::move(shape));
   for (size_t i = 0; i < values.size() && int64_t(i) < t->numel(); ++i) t->setInt(int64_t(i), values[i]);
   return E(valueToExpr(Value::ofTensor(t)));
-}
-
-// Builds and normalizes the call from `args` (as evalCall does) but evaluates it on `values`: the
-// evaluator must reject values that contradict the call's struct info with an error, never crash.
-inline std::string evMismatch(const std::string& op, std::vector<PyValue> args, KwArgs kwargs, const std::vector<Value>& values) {
-  auto call = build(op, std::move(args), std::move(kwargs));
-  if (!call.ok()) return "build error: " + call.error().message;
-  BlockBuilder bb;
-  auto norm = bb.normalize(call.value());
-  if (!norm.ok()) return "normalize error: " + norm.error().message;
-  auto c = norm.value().as<Call>();
-  if (!c) return "not a call";
-  auto r = evaluateCall(*c, values);
-  return r.ok() ? "ok" : "error: " + r.error().message;
-}
-
-inline Value tensorOf(const char* dtype, std::vector<int64_t> shape, std::vector<double> values = {}) {
-  return Value::ofTensor(nd(dtype, std::move(shape), std::move(values)));
 }
 
 }  // namespace rlx::test

@@ -10,13 +10,6 @@ using V = std::vector<double>;
 using Dims = std::vector<int64_t>;
 
 namespace {
-PyValue iota(const char* dtype, Dims shape) {
-  int64_t n = 1;
-  for (auto d : shape) n *= d;
-  V v;
-  for (int64_t i = 0; i < n; ++i) v.push_back(double(i));
-  return C(dtype, std::move(shape), v);
-}
 bool mentions(const Evaluated& e, const std::string& text) { return !e.ok && e.error.find(text) != std::string::npos; }
 }  // namespace
 

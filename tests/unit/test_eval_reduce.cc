@@ -25,11 +25,8 @@ Evaluated field(const std::string& op, std::vector<PyValue> args, KwArgs kwargs,
     e.error = "error: not a tuple with field " + std::to_string(i);
     return e;
   }
-  const Value& f = r.value().fields[i];
   e.ok = true;
-  e.values = vals(f);
-  e.shape = shp(f);
-  e.dtype = dtypeOf(f);
+  readTensor(e, r.value().fields[i]);
   return e;
 }
 
