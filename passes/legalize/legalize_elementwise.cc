@@ -67,7 +67,7 @@ void registerElementwiseRules() {
   registerRule("relax.greater", "greater", binaryRule("greater", [](const PrimExpr& a, const PrimExpr& b) { return te::bin(NodeKind::LT, b, a); }));
   registerRule("relax.greater_equal", "greater_equal", binaryRule("greater_equal", [](const PrimExpr& a, const PrimExpr& b) { return te::bin(NodeKind::LE, b, a); }));
   registerRule("relax.divide", "divide", binaryRule("divide", [](const PrimExpr& a, const PrimExpr& b) {
-    return a->dtype.isFloat() ? te::bin(NodeKind::Div, a, b) : te::bin(NodeKind::FloorDiv, a, b);
+    return te::bin(NodeKind::Div, a, b);  // topi.divide: tir Div, which truncates on integers
   }));
   registerRule("relax.floor_divide", "floor_divide", binaryRule("floor_divide", [](const PrimExpr& a, const PrimExpr& b) {
     return a->dtype.isFloat() ? te::call("tir.floor", a->dtype, {te::bin(NodeKind::Div, a, b)}) : te::bin(NodeKind::FloorDiv, a, b);
@@ -75,7 +75,7 @@ void registerElementwiseRules() {
   registerRule("relax.power", "power", binaryRule("power", [](const PrimExpr& a, const PrimExpr& b) { return te::call("tir.pow", a->dtype, {a, b}); }));
 
   for (const char* f : {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "trunc", "asin", "acos", "atan", "sinh",
-                        "cosh", "asinh", "acosh", "atanh", "log2", "log10", "exp2", "isnan", "isinf", "isfinite"})
+                        "cosh", "asinh", "acosh", "atanh", "isnan", "isinf", "isfinite"})
     registerRule(std::string("relax.") + f, f, intrinsicRule(f));
   registerRule("relax.abs", "abs", intrinsicRule("fabs"));
   registerRule("relax.negative", "negative", unaryRule([](const PrimExpr& x) { return te::bin(NodeKind::Sub, te::constant(0, x->dtype), x); }));

@@ -199,16 +199,17 @@ void registerManipulateRules() {
     int64_t axis = normAxis(ops::attrInt(ctx.call, "axis", 0), nd);
     if (axis < 0 || axis >= int64_t(nd)) return {};
     return {ctx.kb.compute("T_concat", *shape, ctx.outDtype(), [&](const Indices& i) {
-      // Select chain from the last part backwards: i[axis] >= start_j reads part j.
+      // Select chain built from the last part backwards: part p is read when i[axis] lies below
+      // the end of part p (earlier parts were tested first, further out in the chain).
       std::vector<PrimExpr> starts{intImm(0)};
-      for (size_t p = 0; p + 1 < parts.size(); ++p) starts.push_back(add(starts.back(), parts[p].shape()[axis]));
-      PrimExpr v;
-      for (size_t p = parts.size(); p-- > 0;) {
+      for (size_t p = 0; p < parts.size(); ++p) starts.push_back(add(starts.back(), parts[p].shape()[axis]));
+      auto load = [&](size_t p) {
         Indices idx(i.begin(), i.end());
         idx[axis] = simplify(sub(i[axis], starts[p]));
-        PrimExpr load = parts[p](idx);
-        v = v ? PrimExpr(make<Select>(te::bin(NodeKind::GE, i[axis], starts[p]), load, v)) : load;
-      }
+        return parts[p](idx);
+      };
+      PrimExpr v = load(parts.size() - 1);
+      for (size_t p = parts.size() - 1; p-- > 0;) v = make<Select>(te::bin(NodeKind::LT, i[axis], simplify(starts[p + 1])), load(p), v);
       return v;
     }, "ax")};
   });

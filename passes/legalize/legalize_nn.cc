@@ -123,7 +123,9 @@ void registerNNRules() {
       if (a < 0 || a >= int64_t(nd)) return {};
       isRed[a] = true;
     }
-    bool center = ops::attrBool(ctx.call, "center", true), scaleOn = ops::attrBool(ctx.call, "scale", true);
+    // TVM legalizes layer_norm to topi's, which always applies gamma and beta: center/scale are
+    // not passed on (the reference evaluator does the same).
+    bool center = true, scaleOn = true;
     double eps = ops::attrReal(ctx.call, "epsilon", 1e-5);
     DataType t = x->dtype();
     std::vector<PrimExpr> red;
