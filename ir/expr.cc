@@ -61,6 +61,16 @@ Expr primValue(int64_t v) {
   return p;
 }
 
+bool isAtomExpr(const Expr& e) {
+  if (isLeafExpr(e)) return true;
+  if (auto t = e.as<Tuple>()) {
+    for (auto& f : t->fields)
+      if (!isAtomExpr(f)) return false;
+    return true;
+  }
+  return false;
+}
+
 bool isLeafExpr(const Expr& e) {
   switch (e->kind()) {
     case NodeKind::Var:

@@ -250,5 +250,7 @@ Expr primValue(int64_t v);
 // Struct info of an expression as far as it is known (Object when absent).
 inline StructInfo sinfoOf(const Expr& e) { return e && e->sinfo ? e->sinfo : objectSInfo(); }
 bool isLeafExpr(const Expr& e);  // Var, Constant, ShapeExpr, PrimValue, StringImm, DataTypeImm, GlobalVar, ExternFunc, Op
+// A leaf or a tuple of atoms: what normalized Relax keeps inline (everything else gets a binding).
+bool isAtomExpr(const Expr& e);
 
 }  // namespace rlx

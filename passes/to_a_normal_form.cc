@@ -11,25 +11,14 @@ namespace rlx {
 
 namespace {
 
-// Leaves and tuples of leaves may appear inline; everything else needs a binding.
-bool isAtom(const Expr& e) {
-  if (isLeafExpr(e)) return true;
-  if (auto t = e.as<Tuple>()) {
-    for (auto& f : t->fields)
-      if (!isAtom(f)) return false;
-    return true;
-  }
-  return false;
-}
-
 bool hasNestedNonAtom(const Expr& value) {
   if (auto c = value.as<Call>()) {
     for (auto& a : c->args)
-      if (!isAtom(a) && a->kind() != NodeKind::Function) return true;
+      if (!isAtomExpr(a) && a->kind() != NodeKind::Function) return true;
     return false;
   }
-  if (auto t = value.as<Tuple>()) return !isAtom(value);
-  if (auto g = value.as<TupleGetItem>()) return !isAtom(g->tuple);
+  if (auto t = value.as<Tuple>()) return !isAtomExpr(value);
+  if (auto g = value.as<TupleGetItem>()) return !isAtomExpr(g->tuple);
   return false;
 }
 
@@ -40,7 +29,7 @@ class ANormalizer : public BindingRewriter {
   Expr visitSeqExpr(const Ref<SeqExpr>& s) override {
     Expr out = BindingRewriter::visitSeqExpr(s);
     auto seq = out.as<SeqExpr>();
-    if (!seq || isAtom(seq->body) || seq->body->kind() == NodeKind::If) return out;
+    if (!seq || isAtomExpr(seq->body) || seq->body->kind() == NodeKind::If) return out;
     // The result gets its own binding, in a trailing ordinary block (merged with a last one).
     std::vector<BlockRef> blocks = seq->blocks;
     std::vector<BindingRef> tail;

@@ -18,16 +18,6 @@ namespace rlx {
 
 namespace {
 
-bool isAtom(const Expr& e) {
-  if (isLeafExpr(e)) return e->kind() != NodeKind::Op;
-  if (auto t = e.as<Tuple>()) {
-    for (auto& f : t->fields)
-      if (!isAtom(f)) return false;
-    return true;
-  }
-  return false;
-}
-
 bool mentionsDataflowVar(const Expr& e) {
   bool found = false;
   walkExpr(e, [&](const Expr& x) { found |= x->kind() == NodeKind::DataflowVar; });
@@ -58,7 +48,7 @@ std::unordered_set<const Var*> inlinable(const Expr& func) {
         for (auto& b : block->bindings) {
           noteSInfoVars(b->var->sinfo, inSInfo);
           noteSInfoVars(b->castSInfo, inSInfo);
-          if (b->isMatchCast() || !isAtom(b->value)) continue;
+          if (b->isMatchCast() || !isAtomExpr(b->value) || b->value->kind() == NodeKind::Op) continue;
           if (!b->var->isDataflow() && mentionsDataflowVar(b->value)) continue;
           candidates.insert(b->var.get());
         }
