@@ -7,19 +7,6 @@
 namespace rlx::ops {
 namespace {
 
-// A layout made of distinct primal axis letters ("NHWC", "OIHW"); packed layouts are rejected.
-Result<std::vector<int>> layoutToCanonical(const Call& c, const std::string& layout, const std::string& canonical, const char* what) {
-  std::vector<int> perm(canonical.size(), -1);
-  bool ok = layout.size() == canonical.size();
-  for (size_t i = 0; ok && i < layout.size(); ++i) {
-    auto p = canonical.find(layout[i]);
-    if (p == std::string::npos || perm[p] >= 0) ok = false;
-    else perm[p] = int(i);
-  }
-  if (!ok) return opError(c, fmt::format("the {} layout \"{}\" is not convertible from {}", what, layout, canonical));
-  return perm;  // perm[k] = position in `layout` of canonical axis k
-}
-
 std::vector<PrimExpr> forward(const std::vector<PrimExpr>& dims, const std::vector<int>& perm) {
   std::vector<PrimExpr> out;
   for (int p : perm) out.push_back(dims[size_t(p)]);
@@ -83,9 +70,9 @@ Result<StructInfo> inferConv(const Call& c, size_t n, bool transpose) {
   RLX_TRY_OK(checkArgCount(c, 2, 2));
   RLX_TRY(x, tensorArg(c, 0, "data"));
   RLX_TRY(w, tensorArg(c, 1, "weight"));
-  RLX_TRY(dperm, layoutToCanonical(c, attrString(c, "data_layout"), canonData(n), "data"));
-  RLX_TRY(kperm, layoutToCanonical(c, attrString(c, "kernel_layout"), transpose ? std::string("IO") + (canonKernel(n) + 2) : canonKernel(n), "kernel"));
-  RLX_TRY(operm, layoutToCanonical(c, attrString(c, "out_layout"), canonData(n), "output"));
+  RLX_TRY(dperm, layoutPerm(c, attrString(c, "data_layout"), canonData(n), "data"));
+  RLX_TRY(kperm, layoutPerm(c, attrString(c, "kernel_layout"), transpose ? std::string("IO") + (canonKernel(n) + 2) : canonKernel(n), "kernel"));
+  RLX_TRY(operm, layoutPerm(c, attrString(c, "out_layout"), canonData(n), "output"));
   RLX_TRY(xd, dimsPerLayout(c, x, n + 2, "data"));
   RLX_TRY(wd, dimsPerLayout(c, w, n + 2, "weight"));
   DataType out = attrDType(c, "out_dtype");
@@ -136,8 +123,8 @@ Result<StructInfo> inferConv(const Call& c, size_t n, bool transpose) {
 Result<StructInfo> inferPool(const Call& c, size_t n) {
   RLX_TRY_OK(checkArgCount(c, 1, 1));
   RLX_TRY(x, tensorArg(c, 0, "data"));
-  RLX_TRY(dperm, layoutToCanonical(c, attrString(c, "layout"), canonData(n), "data"));
-  RLX_TRY(operm, layoutToCanonical(c, attrString(c, "out_layout"), canonData(n), "output"));
+  RLX_TRY(dperm, layoutPerm(c, attrString(c, "layout"), canonData(n), "data"));
+  RLX_TRY(operm, layoutPerm(c, attrString(c, "out_layout"), canonData(n), "output"));
   RLX_TRY(xd, dimsPerLayout(c, x, n + 2, "data"));
   if (!xd) return makeTensorNdim(x->dtype, int(n + 2), x->vdevice);
   auto xc = forward(*xd, dperm);
@@ -156,8 +143,8 @@ Result<StructInfo> inferPool(const Call& c, size_t n) {
 Result<StructInfo> inferAdaptivePool(const Call& c, size_t n) {
   RLX_TRY_OK(checkArgCount(c, 1, 1));
   RLX_TRY(x, tensorArg(c, 0, "data"));
-  RLX_TRY(dperm, layoutToCanonical(c, attrString(c, "layout"), canonData(n), "data"));
-  RLX_TRY(operm, layoutToCanonical(c, attrString(c, "out_layout"), canonData(n), "output"));
+  RLX_TRY(dperm, layoutPerm(c, attrString(c, "layout"), canonData(n), "data"));
+  RLX_TRY(operm, layoutPerm(c, attrString(c, "out_layout"), canonData(n), "output"));
   RLX_TRY(xd, dimsPerLayout(c, x, n + 2, "data"));
   if (!xd) return makeTensorNdim(x->dtype, int(n + 2), x->vdevice);
   auto oc = forward(*xd, dperm);

@@ -25,18 +25,6 @@ namespace rlx::ops {
 
 NDArrayRef castIfNeeded(const NDArrayRef& t, DataType to) { return t->dtype == to ? t : castTensor(*t, to); }
 
-Result<std::vector<int>> layoutPerm(const Call& call, const std::string& layout, const std::string& canonical, const char* what) {
-  std::vector<int> perm(canonical.size(), -1);
-  bool ok = layout.size() == canonical.size();
-  for (size_t i = 0; ok && i < layout.size(); ++i) {
-    auto p = canonical.find(layout[i]);
-    if (p == std::string::npos || perm[p] >= 0) ok = false;
-    else perm[p] = int(i);
-  }
-  if (!ok) return evalError(call, fmt::format("the {} layout \"{}\" is not a permutation of {}", what, layout, canonical));
-  return perm;
-}
-
 std::vector<int> inversePerm(const std::vector<int>& perm) {
   std::vector<int> inv(perm.size());
   for (size_t k = 0; k < perm.size(); ++k) inv[size_t(perm[k])] = int(k);

@@ -48,9 +48,6 @@ void storeAs(NDArray& out, const std::vector<T>& v) {
 // `t` converted to `to` when its dtype differs (TVM's kernels cast operands to out_dtype first).
 NDArrayRef castIfNeeded(const NDArrayRef& t, DataType to);
 
-// perm[k] = position in `layout` of letter canonical[k] ("NHWC" against "NCHW" → {0, 3, 1, 2});
-// an error names the op when the layout is not a permutation of the canonical letters.
-Result<std::vector<int>> layoutPerm(const Call& call, const std::string& layout, const std::string& canonical, const char* what);
 std::vector<int> inversePerm(const std::vector<int>& perm);
 // A dense row-major buffer of `shape` with its axes reordered: axis k of the result is axis
 // perm[k] of the input.

@@ -383,6 +383,18 @@ bool provablyDifferent(const PrimExpr& a, const PrimExpr& b) {
   return d && *d != 0;
 }
 
+Result<std::vector<int>> layoutPerm(const Call& c, const std::string& layout, const std::string& canonical, const char* what) {
+  std::vector<int> perm(canonical.size(), -1);
+  bool ok = layout.size() == canonical.size();
+  for (size_t i = 0; ok && i < layout.size(); ++i) {
+    auto p = canonical.find(layout[i]);
+    if (p == std::string::npos || perm[p] >= 0) ok = false;
+    else perm[p] = int(i);
+  }
+  if (!ok) return opError(c, fmt::format("the {} layout \"{}\" is not convertible from {}", what, layout, canonical));
+  return perm;
+}
+
 Result<int> normalizeAxis(const Call& call, int ndim, int64_t axis) {
   if (axis < -ndim || axis >= ndim)
     return opError(call, fmt::format("axis {} is out of range for a tensor of {} dimension{} (expected {} <= axis < {})", axis, ndim, ndim == 1 ? "" : "s", -ndim, ndim));

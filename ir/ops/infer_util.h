@@ -127,6 +127,9 @@ PrimExpr ceilDiv(const PrimExpr& a, const PrimExpr& b);
 // True when a != b is provable (both known constants that differ).
 bool provablyDifferent(const PrimExpr& a, const PrimExpr& b);
 
+// The permutation from a layout of distinct axis letters ("NHWC", "OIHW") to `canonical`:
+// perm[k] = position in `layout` of canonical axis k. Packed layouts ("NCHW4c") are an error.
+Result<std::vector<int>> layoutPerm(const Call& call, const std::string& layout, const std::string& canonical, const char* what);
 Result<int> normalizeAxis(const Call& call, int ndim, int64_t axis);
 Result<std::vector<int>> normalizeAxes(const Call& call, int ndim, const std::vector<int64_t>& axes);
 // Numpy broadcasting; nullopt when a symbolic pair cannot be decided.
