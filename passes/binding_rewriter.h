@@ -17,6 +17,8 @@ class BindingRewriter : public ExprMutator {
   // Binds `e` to a fresh var placed before the binding being rewritten and returns the var — for
   // a subexpression the replacement uses more than once. Only valid inside rewriteValue.
   Expr bind(const Expr& e);
+  // The builder whose fresh-name counters all of this pass's new bindings share.
+  BlockBuilder& builder() { return builder_; }
   // Whether the binding being rewritten sits in a dataflow block.
   bool inDataflow() const { return inDataflow_; }
 

@@ -37,9 +37,9 @@ class ANormalizer : public BindingRewriter {
       tail = blocks.back()->bindings;
       blocks.pop_back();
     }
-    builder_.beginBlock(false);
-    auto var = builder_.emit(seq->body, "", seq->body->span);
-    BlockRef emitted = builder_.endBlock();
+    builder().beginBlock(false);
+    auto var = builder().emit(seq->body, "", seq->body->span);
+    BlockRef emitted = builder().endBlock();
     if (!var.ok()) return out;
     tail.insert(tail.end(), emitted->bindings.begin(), emitted->bindings.end());
     blocks.push_back(make<BindingBlock>(std::move(tail), false));
@@ -48,9 +48,6 @@ class ANormalizer : public BindingRewriter {
     result->span = seq->span;
     return result;
   }
-
- private:
-  BlockBuilder builder_;
 };
 
 }  // namespace
