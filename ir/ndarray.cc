@@ -25,7 +25,14 @@ NDArray::NDArray(DataType t, std::vector<int64_t> s) : Object(NodeKind::NDArray)
   std::memset(data_, 0, rounded);
 }
 
-NDArray::~NDArray() { std::free(data_); }
+NDArray::NDArray(DataType t, std::vector<int64_t> s, void* data, Ref<NDArray> owner)
+    : Object(NodeKind::NDArray), dtype(t), shape(std::move(s)), data_(data), owner_(std::move(owner)) {
+  RLX_CHECK(owner_, "an NDArray view needs the object that owns its data");
+}
+
+NDArray::~NDArray() {
+  if (!owner_) std::free(data_);
+}
 
 int64_t NDArray::numel() const {
   int64_t n = 1;

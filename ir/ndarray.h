@@ -14,6 +14,9 @@ namespace rlx {
 class NDArray final : public Object {
  public:
   NDArray(DataType t, std::vector<int64_t> s);
+  // A view of `data` (inside `owner`'s bytes, at least nbytes() long) that keeps `owner` alive
+  // and does not free the data itself: the VM's tensors placed in a storage block (a uint8 array).
+  NDArray(DataType t, std::vector<int64_t> s, void* data, Ref<NDArray> owner);
   ~NDArray() override;
   static bool classOf(NodeKind k) { return k == NodeKind::NDArray; }
 
@@ -36,9 +39,11 @@ class NDArray final : public Object {
   void setInt(int64_t i, int64_t v);
 
   bool sameData(const NDArray& o) const;
+  const Ref<NDArray>& owner() const { return owner_; }
 
  private:
   void* data_ = nullptr;
+  Ref<NDArray> owner_;  // set for views; null when the array owns data_
 };
 using NDArrayRef = Ref<NDArray>;
 
