@@ -1,0 +1,60 @@
+// The bytecode interpreter: loads an Executable (resolving packed entries to builtins, registered
+// C++ functions or kernels), then runs functions over a register file per frame.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "runtime/executable.h"
+#include "runtime/kernel.h"
+#include "runtime/value.h"
+
+namespace rlx::vm {
+
+class VirtualMachine;
+
+// A packed function: VM builtins (`vm.builtin.*`) and C++ functions registered for
+// `call_dps_packed` / `call_packed`. Errors are thrown with throwVMError.
+using PackedFn = std::function<Value(VirtualMachine& vm, const Value* args, int64_t n)>;
+void registerPackedFunction(const std::string& name, PackedFn fn);
+const PackedFn* findPackedFunction(const std::string& name);
+std::vector<std::string> packedFunctionNames();
+
+struct VMOptions {
+  bool interpretKernels = false;  // run kernels with the TIR interpreter even when a compiler is installed
+  int64_t maxCallDepth = 10000;   // deeper recursion is an error, not a stack overflow
+};
+
+class VirtualMachine {
+ public:
+  // Resolves every function-table entry; unknown packed names and kernels that fail to compile
+  // are errors here, before anything runs.
+  static Result<std::unique_ptr<VirtualMachine>> load(std::shared_ptr<const Executable> exec, VMOptions options = {});
+
+  // Runs `func` on `args`; a runtime failure (shape mismatch, failed check, kernel error) is an
+  // Error naming the function.
+  Result<Value> invoke(const std::string& func, std::vector<Value> args);
+  const Executable& executable() const { return *exec_; }
+  bool hasFunction(const std::string& name) const;
+
+  // Calls a function value (function-table index or closure) — invoke_closure and call_tir_dyn use it.
+  Value callFunction(int64_t funcIdx, const Value* args, int64_t n);
+  Value callValue(const Value& callee, const Value* args, int64_t n);
+
+ private:
+  struct Callee {
+    const PackedFn* packed = nullptr;
+    std::unique_ptr<Kernel> kernel;
+    bool isVMFunc = false;
+  };
+  Value runFrame(const FuncInfo& info, const Value* args, int64_t n);
+
+  std::shared_ptr<const Executable> exec_;
+  VMOptions options_;
+  std::vector<Callee> pool_;
+  int64_t depth_ = 0;
+};
+
+}  // namespace rlx::vm
