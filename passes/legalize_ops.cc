@@ -32,7 +32,7 @@ class Legalizer : public BindingRewriter {
     auto c = value.as<Call>();
     if (!c || !c->op || c->op->kind() != NodeKind::Op || !c->sinfo) return nullptr;
     const legalize::Entry* entry = legalize::findRule(c->opName());
-    if (!entry) return nullptr;
+    if (!entry) return packedCall(*c);
     // Kernels are shared when equal up to names; block names derived from argument names (x_red,
     // ...) count for our structural equality, so the comparison uses a build with positional names.
     legalize::Ctx canon(*c, true);
@@ -49,6 +49,15 @@ class Legalizer : public BindingRewriter {
   }
 
  private:
+  // Ops the runtime implements as packed functions (TVM's FCallPacked attribute) become calls of
+  // that function: `R.print(x, format=f)` -> `R.call_packed("relax.run.print", f, x, ...)`.
+  static Expr packedCall(const Call& c) {
+    static const std::map<std::string, std::string> packed = {{"relax.print", "relax.run.print"}, {"relax.assert_op", "relax.run.assert_op"}};
+    auto it = packed.find(c.opName());
+    if (it == packed.end()) return nullptr;
+    return make<Call>(make<ExternFunc>(it->second), c.args, nullptr, std::vector<StructInfo>{c.sinfo});
+  }
+
   GlobalVarRef kernelFor(const PrimFuncRef& key, const std::string& base, const std::function<PrimFuncRef()>& named) {
     uint64_t h = structuralHash(key);
     auto [lo, hi] = kernels_.equal_range(h);

@@ -155,13 +155,19 @@ std::string trim(const std::string& s) {
 }  // namespace
 
 const char* presetPipeline(const std::string& name) {
-  // Optimization presets over the Relax-level catalogue (lowering passes join with the VM work):
-  // O1 cleans up, O2 also simplifies inference-time ops and removes redundancy, O3 first inlines.
+  // Optimization presets over the Relax-level catalogue: O1 cleans up, O2 also simplifies
+  // inference-time ops and removes redundancy, O3 first inlines. `build` is TVM's default build
+  // lowering (no fusion); `build_fused` is TVM's default CPU pipeline (legalize, fuse, lower).
   static const std::pair<const char*, const char*> presets[] = {
       {"O0", ""},
       {"O1", "CanonicalizeBindings,FoldConstant,DeadCodeElimination"},
       {"O2", "SimplifyInference,CanonicalizeOps,CanonicalizeBindings,FoldConstant,EliminateCommonSubexpr,CanonicalizeBindings,DeadCodeElimination"},
       {"O3", "Inline,SimplifyInference,CanonicalizeOps,CanonicalizeBindings,FoldConstant,EliminateCommonSubexpr,CanonicalizeBindings,DeadCodeElimination"},
+      {"build", "LegalizeOps,RewriteDataflowReshape,ToNonDataflow,RemovePurityChecking,CallTIRRewrite,StaticPlanBlockMemory,LowerAllocTensor,"
+                "KillAfterLastUse,LowerRuntimeBuiltin,ComputePrimValue,VMShapeLower,AttachGlobalSymbol"},
+      {"build_fused", "LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR,RewriteDataflowReshape,ToNonDataflow,RemovePurityChecking,"
+                      "CallTIRRewrite,StaticPlanBlockMemory,LowerAllocTensor,KillAfterLastUse,LowerRuntimeBuiltin,ComputePrimValue,VMShapeLower,"
+                      "AttachGlobalSymbol"},
   };
   for (auto& [n, p] : presets)
     if (name == n) return p;

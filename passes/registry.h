@@ -38,9 +38,9 @@ const std::vector<PassEntry>& passRegistry();  // sorted by name
 const PassEntry* findPass(const std::string& name);
 // The option names of a pass ("entry_functions", ...), from its options text.
 std::vector<std::string> passOptionNames(const PassEntry& entry);
-// The pipeline text of preset "O0".."O3", or null for other names.
+// The pipeline text of preset "O0".."O3", "build" or "build_fused", or null for other names.
 const char* presetPipeline(const std::string& name);
-// Parses a pipeline into passes ("O0".."O3" presets expand to their lists).
+// Parses a pipeline into passes (presets expand to their lists).
 Result<std::vector<Pass>> parsePipeline(const std::string& text);
 
 }  // namespace rlx

@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <map>
 #include <new>
 
 namespace rlx::vm {
 
-void registerBuiltins();  // builtins.cc
+void registerBuiltins();     // builtins.cc
+void registerRunBuiltins();  // run_builtins.cc
 
 namespace {
 std::map<std::string, PackedFn>& packedRegistry() {
@@ -18,6 +20,7 @@ std::map<std::string, PackedFn>& packedRegistry() {
   if (!init) {
     init = true;
     registerBuiltins();
+    registerRunBuiltins();
   }
   return r;
 }
@@ -58,6 +61,11 @@ Result<std::unique_ptr<VirtualMachine>> VirtualMachine::load(std::shared_ptr<con
   }
   vm->exec_ = std::move(exec);
   return vm;
+}
+
+void VirtualMachine::print(const std::string& text) const {
+  if (options_.printSink) options_.printSink(text);
+  else std::fputs(text.c_str(), stdout);
 }
 
 bool VirtualMachine::hasFunction(const std::string& name) const {

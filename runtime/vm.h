@@ -25,6 +25,7 @@ std::vector<std::string> packedFunctionNames();
 struct VMOptions {
   bool interpretKernels = false;  // run kernels with the TIR interpreter even when a compiler is installed
   int64_t maxCallDepth = 10000;   // deeper recursion is an error, not a stack overflow
+  std::function<void(const std::string&)> printSink;  // R.print output (null: stdout)
 };
 
 class VirtualMachine {
@@ -38,6 +39,8 @@ class VirtualMachine {
   Result<Value> invoke(const std::string& func, std::vector<Value> args);
   const Executable& executable() const { return *exec_; }
   bool hasFunction(const std::string& name) const;
+  // Where R.print writes (the shell captures it).
+  void print(const std::string& text) const;
 
   // Calls a function value (function-table index or closure) — invoke_closure and call_tir_dyn use it.
   Value callFunction(int64_t funcIdx, const Value* args, int64_t n);

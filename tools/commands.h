@@ -12,5 +12,6 @@ int runEq(const std::vector<std::string>& args, bool color);
 int runOpt(const std::vector<std::string>& args, bool color);
 int runTest(const std::vector<std::string>& args, bool color);
 int runRepl(const std::vector<std::string>& args, bool color);
+int runRun(const std::vector<std::string>& args, bool color);
 
 }  // namespace rlx::tools

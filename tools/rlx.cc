@@ -22,6 +22,7 @@ commands:
   eq A B                structural equality; prints the first mismatch path (exit 0 when equal)
   opt FILE -p PIPELINE  run passes; --print-changed=diff shows what each pass changed
   test PATH...          run golden files (input, expected output); --update re-blesses
+  run FILE [NAME=INPUT]  run a function on the VM (lowering a copy first when needed)
   repl [FILE]           interactive shell: apply passes one at a time, see diffs, undo, save
 
 FILE may be '-' for standard input. `rlx COMMAND --help` describes one command.
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   if (cmd == "opt") return rlx::tools::runOpt(args, color);
   if (cmd == "test") return rlx::tools::runTest(args, color);
   if (cmd == "repl") return rlx::tools::runRepl(args, color);
+  if (cmd == "run") return rlx::tools::runRun(args, color);
   std::fprintf(stderr, "rlx: unknown command '%s'\n%s", cmd.c_str(), kUsage);
   return 2;
 }

@@ -1,0 +1,134 @@
+// The .npy container: magic, version, a Python-dict header ('descr', 'fortran_order', 'shape'),
+// then raw little-endian data. Only what numpy.save writes for plain arrays is accepted.
+#include "runtime/npy.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "ir/file_util.h"
+
+namespace rlx {
+
+namespace {
+
+// numpy's type strings for our dtypes ('<f4', '|b1', ...).
+std::string descrOf(DataType t) {
+  if (t.isBool()) return "|b1";
+  char kind = t.code == DataType::Float ? 'f' : t.code == DataType::Int ? 'i' : t.code == DataType::UInt ? 'u' : '?';
+  if (kind == '?') return "";
+  int bytes = t.bytes();
+  return fmt::format("{}{}{}", bytes == 1 ? '|' : '<', kind, bytes);
+}
+
+std::optional<DataType> dtypeOfDescr(const std::string& d) {
+  if (d == "|b1" || d == "<b1") return DataType::boolean();
+  if (d.size() < 3 || (d[0] != '<' && d[0] != '|' && d[0] != '=')) return std::nullopt;
+  int bytes = std::atoi(d.c_str() + 2);
+  DataType::Code code;
+  switch (d[1]) {
+    case 'f': code = DataType::Float; break;
+    case 'i': code = DataType::Int; break;
+    case 'u': code = DataType::UInt; break;
+    default: return std::nullopt;
+  }
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) return std::nullopt;
+  if (code == DataType::Float && bytes == 1) return std::nullopt;
+  return DataType(code, bytes * 8);
+}
+
+// The value text after 'key': in the header dict.
+std::optional<std::string> field(const std::string& header, const std::string& key) {
+  size_t k = header.find("'" + key + "'");
+  if (k == std::string::npos) return std::nullopt;
+  size_t colon = header.find(':', k);
+  if (colon == std::string::npos) return std::nullopt;
+  size_t start = header.find_first_not_of(' ', colon + 1);
+  if (start == std::string::npos) return std::nullopt;
+  size_t end;
+  if (header[start] == '(') end = header.find(')', start) + 1;
+  else if (header[start] == '\'') end = header.find('\'', start + 1) + 1;
+  else end = header.find_first_of(",}", start);
+  if (end == std::string::npos || end == 0) return std::nullopt;
+  return header.substr(start, end - start);
+}
+
+}  // namespace
+
+Result<NDArrayRef> parseNpy(const std::string& bytes, const std::string& name) {
+  auto bad = [&](const std::string& why) { return Error(fmt::format("{}: not a valid .npy file: {}", name, why)); };
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) return bad("missing the \\x93NUMPY magic");
+  int major = uint8_t(bytes[6]);
+  size_t headerLen, headerStart;
+  if (major == 1) {
+    headerLen = uint8_t(bytes[8]) | size_t(uint8_t(bytes[9])) << 8;
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return bad("truncated header");
+    headerLen = uint8_t(bytes[8]) | size_t(uint8_t(bytes[9])) << 8 | size_t(uint8_t(bytes[10])) << 16 | size_t(uint8_t(bytes[11])) << 24;
+    headerStart = 12;
+  } else {
+    return bad(fmt::format("unknown format version {}", major));
+  }
+  if (headerStart + headerLen > bytes.size()) return bad("truncated header");
+  std::string header = bytes.substr(headerStart, headerLen);
+  auto descr = field(header, "descr"), fortran = field(header, "fortran_order"), shapeText = field(header, "shape");
+  if (!descr || !fortran || !shapeText) return bad("the header lacks 'descr', 'fortran_order' or 'shape'");
+  auto dtype = dtypeOfDescr(descr->substr(1, descr->size() - 2));
+  if (!dtype) return bad(fmt::format("unsupported dtype {} (bool, int8-64, uint8-64, float16/32/64 little-endian)", *descr));
+  if (*fortran != "False") return bad("Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");
+  std::vector<int64_t> shape;
+  std::string dims = shapeText->substr(1, shapeText->size() - 2);
+  std::stringstream ss(dims);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t s = item.find_first_not_of(' ');
+    if (s == std::string::npos) continue;
+    char* end = nullptr;
+    long long d = std::strtoll(item.c_str() + s, &end, 10);
+    if (end == item.c_str() + s || d < 0) return bad(fmt::format("bad shape {}", *shapeText));
+    shape.push_back(d);
+  }
+  auto a = make<NDArray>(*dtype, shape);
+  size_t dataStart = headerStart + headerLen;
+  if (bytes.size() - dataStart != a->nbytes())
+    return bad(fmt::format("the header says {} bytes of data ({} {}), the file has {}", a->nbytes(), descr->c_str(), *shapeText, bytes.size() - dataStart));
+  std::memcpy(a->data(), bytes.data() + dataStart, a->nbytes());
+  return a;
+}
+
+Result<NDArrayRef> readNpy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(fmt::format("cannot open {}", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseNpy(ss.str(), path);
+}
+
+std::string encodeNpy(const NDArray& a) {
+  std::string shape = "(";
+  for (size_t k = 0; k < a.shape.size(); ++k) shape += (k ? ", " : "") + std::to_string(a.shape[k]);
+  if (a.shape.size() == 1) shape += ",";
+  shape += ")";
+  std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descrOf(a.dtype), shape);
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += char(1);
+  out += char(0);
+  out += char(header.size() & 0xff);
+  out += char(header.size() >> 8);
+  out += header;
+  out.append(static_cast<const char*>(a.data()), a.nbytes());
+  return out;
+}
+
+Status writeNpy(const std::string& path, const NDArray& a) {
+  if (descrOf(a.dtype).empty()) return Error(fmt::format("cannot write a {} array as .npy", a.dtype.str()));
+  return writeFileAtomically(path, encodeNpy(a));
+}
+
+}  // namespace rlx

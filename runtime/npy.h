@@ -1,0 +1,16 @@
+// NumPy .npy files (format versions 1-3, little-endian, C order): reading inputs and writing
+// outputs of `rlx run`. Malformed files are errors that say what is wrong, never crashes.
+#pragma once
+#include <string>
+
+#include "ir/diagnostic.h"
+#include "ir/ndarray.h"
+
+namespace rlx {
+
+Result<NDArrayRef> readNpy(const std::string& path);
+Result<NDArrayRef> parseNpy(const std::string& bytes, const std::string& name);
+std::string encodeNpy(const NDArray& a);
+Status writeNpy(const std::string& path, const NDArray& a);  // atomic (temp + rename)
+
+}  // namespace rlx
