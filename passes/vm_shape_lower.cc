@@ -186,11 +186,31 @@ class ShapeLowerer : public ExprMutator {
     if (!error_) error_ = Error(std::move(message));
   }
 
+  // Normalizes a node this pass built. A tensor whose inferred shape is one of the new shape vars
+  // keeps only its ndim (as R.vm.alloc_tensor infers it): the var may be local to a dataflow
+  // block, and ndim is all the VM needs.
   Expr normalize(const Expr& e, const Expr& fallback) {
     auto n = builder_.normalize(e);
-    if (n.ok()) return n.value();
-    fail(n.error().message);
-    return fallback;
+    if (!n.ok()) {
+      fail(n.error().message);
+      return fallback;
+    }
+    n.value()->sinfo = withoutShapeVars(n.value()->sinfo);
+    return n.value();
+  }
+
+  static StructInfo withoutShapeVars(const StructInfo& s) {
+    if (auto t = s.as<TensorSInfo>(); t && t->shape && t->shape.is<Var>()) return make<TensorSInfo>(Expr(), t->dtype, t->ndim, t->vdevice);
+    if (auto tup = s.as<TupleSInfo>()) {
+      std::vector<StructInfo> fields;
+      bool changed = false;
+      for (auto& f : tup->fields) {
+        fields.push_back(withoutShapeVars(f));
+        changed |= !fields.back().same(f);
+      }
+      if (changed) return make<TupleSInfo>(std::move(fields));
+    }
+    return s;
   }
   // A value the mutator rebuilt (a fresh node) gets its struct info re-inferred and its non-leaf
   // args bound, as TVM's normalizer does after every mutation.
