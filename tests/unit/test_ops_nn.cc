@@ -167,6 +167,8 @@ TEST_CASE("print, assert, shapes and devices", "[ops][structural]") {
 TEST_CASE("memory and vm ops", "[ops][memory]") {
   CHECK(built("relax.builtin.alloc_tensor", {Ints({2, 3}), S("float32"), I(0)}) == "R.builtin.alloc_tensor(R.shape([2, 3]), R.dtype(\"float32\"), R.prim_value(0), R.str(\"global\"))");
   CHECK(infer("relax.builtin.alloc_tensor", {Ints({2, 3}), S("float32"), I(0)}) == T("(2, 3)"));
+  // VMShapeLower turns a symbolic R.shape into a shape var.
+  CHECK(infer("relax.builtin.alloc_tensor", {E(var("s", make<ShapeSInfo>(std::nullopt, 2))), S("float32"), I(0)}) == "R.Tensor(s, dtype=\"float32\")");
   CHECK(built("relax.memory.alloc_storage", {Ints({24})}, {{"virtual_device_index", I(0)}, {"storage_scope", S("global")}, {"dtype", S("float32")}}) ==
         "R.memory.alloc_storage(R.shape([24]), R.prim_value(0), R.str(\"global\"), R.dtype(\"float32\"))");
   CHECK(infer("relax.memory.alloc_storage", {Ints({24}), I(0), S("global"), S("float32")}) == "R.Object");
