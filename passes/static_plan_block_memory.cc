@@ -374,8 +374,8 @@ class StorageRewriter : public BindingRewriter {
     // An unplanned symbolic output: its own storage sized by the upper bounds.
     std::vector<PrimExpr> ub = upperBoundShape(*t->dims(), bounds_);
     PrimExpr bytes = ub[0];
-    for (size_t i = 1; i < ub.size(); ++i) bytes = mulFold(bytes, ub[i]);
-    bytes = mulFold(bytes, intImm(t->dtype.bytes()));
+    for (size_t i = 1; i < ub.size(); ++i) bytes = tvmMul(bytes, ub[i]);
+    bytes = tvmMul(bytes, intImm(t->dtype.bytes()));
     return allocTensor(emitStorage(bytes, c->args[2], c->args[3], t->dtype, binding->span), *c, *t);
   }
 
@@ -384,13 +384,6 @@ class StorageRewriter : public BindingRewriter {
     for (auto& d : dims)
       if (!asIntImm(d)) return false;
     return true;
-  }
-
-  static PrimExpr mulFold(const PrimExpr& a, const PrimExpr& b) {
-    if (PrimExpr f = foldConstants(NodeKind::Mul, a, b)) return f;
-    if (auto c = asIntImm(b); c && c->value == 1) return a;
-    if (auto c = asIntImm(a); c && c->value == 1) return b;
-    return binary(NodeKind::Mul, a, b);
   }
 
   Expr emitStorage(const PrimExpr& bytes, const Expr& device, const Expr& scope, DataType dtype, const Span& span) {

@@ -6,17 +6,12 @@
 
 namespace rlx {
 
-namespace {
-
-// TVM's `a * b` on PrimExprs: folds constants and a factor 1, builds the product otherwise.
-PrimExpr times(const PrimExpr& a, const PrimExpr& b) {
+PrimExpr tvmMul(const PrimExpr& a, const PrimExpr& b) {
   if (PrimExpr folded = foldConstants(NodeKind::Mul, a, b)) return folded;
   if (auto c = asIntImm(a); c && c->value == 1) return b;
   if (auto c = asIntImm(b); c && c->value == 1) return a;
   return binary(NodeKind::Mul, a, b);
 }
-
-}  // namespace
 
 StorageToken::StorageToken(const std::vector<PrimExpr>& shape, DataType t, std::string storageScope)
     : dtype(t), scope(std::move(storageScope)) {
@@ -24,9 +19,9 @@ StorageToken::StorageToken(const std::vector<PrimExpr>& shape, DataType t, std::
   PrimExpr size = intImm(1);
   for (auto& dim : shape) {
     if (auto c = asIntImm(dim)) coeff *= c->value;
-    else size = times(size, dim);
+    else size = tvmMul(size, dim);
   }
-  bytes = times(intImm(coeff), size);
+  bytes = tvmMul(intImm(coeff), size);
 }
 
 int64_t StorageToken::constBytes() const {

@@ -2,13 +2,16 @@
 // memory, released tokens kept per (storage scope, dtype) and handed out again by size.
 #pragma once
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/prim_expr.h"
 
 namespace rlx {
+
+// TVM's `a * b` on PrimExprs: folds constants and a factor 1, builds the product otherwise (no
+// simplification, so sizes print as TVM computes them, e.g. `48 * (n * n)`).
+PrimExpr tvmMul(const PrimExpr& a, const PrimExpr& b);
 
 // A block of memory some builtin.alloc_tensor calls will share.
 struct StorageToken {
@@ -19,8 +22,7 @@ struct StorageToken {
   int storageId = -1;      // -1 until the pool allocates it
   bool discarded = false;  // not plannable (escapes the block, reaches a non-PrimFunc call, ...)
 
-  // bytes = dtype size × constant dims × the symbolic dims in order, folded only where a factor is
-  // the constant 1 (TVM's arithmetic on unsimplified PrimExprs, so `48 * (n * n)` prints as TVM's).
+  // bytes = dtype size × constant dims × the symbolic dims in order (tvmMul).
   StorageToken(const std::vector<PrimExpr>& shape, DataType t, std::string storageScope);
   // The constant byte count, or -1 when symbolic.
   int64_t constBytes() const;
