@@ -1,0 +1,122 @@
+// PrimFunc -> LLVM IR: the code generator's state, shared by its files (entry: arguments and shape
+// checks; stmt: loops and blocks; expr: operators and casts; intrin: TIR intrinsics). Internal.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "ir/diagnostic.h"
+#include "ir/tir.h"
+
+namespace rlx::codegen {
+
+// A TIR value in its compute representation: i1 for bool, iN for (u)intN, float for float16,
+// bfloat16 and float32 (holding values exactly representable in the dtype), double for float64.
+struct TV {
+  llvm::Value* v = nullptr;
+  DataType t;
+};
+
+// Where a buffer's elements live: element 0 of its storage, and its view in elements (i64 values).
+struct BufferBinding {
+  llvm::Value* base = nullptr;
+  std::vector<llvm::Value*> shape, strides;
+  llvm::Value* offset = nullptr;
+};
+
+// Thrown by Codegen::fail and caught by generate(); it unwinds only codegen frames, never LLVM's.
+struct Unsupported {
+  Error error;
+};
+
+// Generates one kernel into a module, following runPrimFunc's semantics (ir/tir_eval*.cc) exactly,
+// except that buffer accesses are not bounds-checked (the shape checks at entry stand for them).
+class Codegen {
+ public:
+  Codegen(llvm::Module& m, const PrimFunc& f);
+
+  // Defines `symbol` with the RlxKernelFn signature (entry.cc). The first construct the generator
+  // does not support is the Error; the module is then incomplete and must be dropped.
+  Status generate(const std::string& symbol);
+  // messages[code - 1] describes the check that returns `code`.
+  std::vector<std::string> messages;
+
+  // ---- shared by the codegen files ----
+  llvm::LLVMContext& ctx;
+  llvm::Module& mod;
+  const PrimFunc& func;
+  llvm::IRBuilder<> b;
+
+  llvm::Type* computeType(DataType t);
+  llvm::Type* storageType(DataType t);  // i8 for bool, i16 for float16/bfloat16
+  llvm::IntegerType* i64() { return b.getInt64Ty(); }
+
+  // Stops code generation at an unsupported construct: generate() returns `message` as its Error.
+  [[noreturn]] void fail(const std::string& message);
+
+  // At run time, returns a fresh 1-based code (whose message is `message`) when `ok` is false,
+  // freeing the heap buffers that are live here.
+  void check(llvm::Value* ok, const std::string& message);
+
+  // Variables in scope: one value per lane (scalars have one, used for every lane).
+  std::unordered_map<const PrimVar*, std::vector<llvm::Value*>> vars;
+  std::unordered_map<const Buffer*, BufferBinding> buffers;
+  std::vector<llvm::Value*> heapBuffers;  // calloc'ed storage live at the insertion point
+
+  // expr.cc
+  TV emit(const PrimExpr& e, int lane = 0);
+  llvm::Value* emitI64(const PrimExpr& e);  // an integer expression, extended to i64
+  llvm::Value* truthy(const TV& x);          // i1: x != 0 (NaN is true)
+  TV cast(const TV& x, DataType to);         // TVM's Cast, as castScalar
+  TV binary(NodeKind k, DataType t, const TV& a, const TV& b);
+  llvm::Value* toI64(const TV& x);                 // sign- or zero-extended per x's dtype
+  TV fromI64(llvm::Value* v, DataType t);          // wrapped to t's width (bool: != 0)
+  llvm::Value* toDouble(const TV& x);
+  TV roundTo(llvm::Value* f, DataType t);          // a float/double rounded to float dtype t
+  // Emits `whenTrue` or `whenFalse` under a branch on `cond`, as a value of dtype t (lazily:
+  // only the chosen side runs, so guarded loads never read out of bounds).
+  TV choose(llvm::Value* cond, const std::function<TV()>& whenTrue, const std::function<TV()>& whenFalse, DataType t);
+  llvm::Value* elementPtr(const Buffer& buf, const std::vector<PrimExpr>& indices, int lane);
+  TV loadElement(const Buffer& buf, llvm::Value* ptr);
+  void storeElement(const Buffer& buf, llvm::Value* ptr, const TV& v);
+
+  // intrin.cc: a PrimCall other than tir.if_then_else.
+  TV intrinsic(const PrimCall& c, int lane);
+  llvm::Value* callMath(const std::string& name, llvm::Type* ty, std::vector<llvm::Value*> args);
+
+  // stmt.cc
+  void exec(const Stmt& s);
+
+  // Binds `v` for the lifetime of the returned guard (restoring any outer binding).
+  class ScopedVar {
+   public:
+    ScopedVar(Codegen& cg, const PrimVar* v, std::vector<llvm::Value*> lanes);
+    ~ScopedVar();
+    ScopedVar(const ScopedVar&) = delete;
+    ScopedVar& operator=(const ScopedVar&) = delete;
+
+   private:
+    Codegen& cg_;
+    const PrimVar* v_;
+    std::optional<std::vector<llvm::Value*>> saved_;
+  };
+
+ private:
+  void execFor(const For& f);
+  void execRealize(const BlockRealize& r);
+  void execBlock(const TirBlock& blk, const std::vector<TV>& iterValues);
+  void allocate(const BufferRef& buf);
+  void matchRegion(const BufferRef& buf, const BufferRegion& source);
+  void bindOrCheck(const PrimExpr& e, llvm::Value* value, const std::string& what);
+  void emitEntry(const std::string& symbol);
+  llvm::Function* emitBody(const std::string& symbol, const std::vector<const PrimVar*>& entryVars);
+
+  std::unordered_map<const PrimVar*, std::string> origins_;  // where each entry var got its value
+};
+
+}  // namespace rlx::codegen

@@ -1,0 +1,146 @@
+// The host JIT: one ORC LLJIT per process targeting the host CPU (getHostCPUName + host features),
+// the new pass manager's O3 pipeline without fast-math, and the --emit=llvm/asm text forms.
+#include "runtime/llvm/engine.h"
+
+#include <mutex>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "runtime/llvm/codegen.h"
+#include "runtime/llvm/jit.h"
+
+namespace rlx::codegen {
+
+namespace {
+
+Error toError(llvm::Error e, const std::string& context) { return Error(context + ": " + llvm::toString(std::move(e))); }
+
+// The process's JIT and the description of the host it compiles for; `error` when LLVM could not
+// set them up (then every compile reports it).
+struct Host {
+  std::unique_ptr<llvm::orc::JITTargetMachineBuilder> machine;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::optional<Error> error;
+};
+
+Host& host() {
+  static Host h = [] {
+    Host r;
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) {
+      r.error = toError(jtmb.takeError(), "cannot describe the host CPU");
+      return r;
+    }
+    jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    r.machine = std::make_unique<llvm::orc::JITTargetMachineBuilder>(*jtmb);
+    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
+    if (!jit) {
+      r.error = toError(jit.takeError(), "cannot create the LLVM JIT");
+      return r;
+    }
+    r.jit = std::move(*jit);
+    // Kernels call libm and calloc/free from this process.
+    auto symbols = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(r.jit->getDataLayout().getGlobalPrefix());
+    if (!symbols) {
+      r.error = toError(symbols.takeError(), "cannot expose the process's symbols to the JIT");
+      return r;
+    }
+    r.jit->getMainJITDylib().addGenerator(std::move(*symbols));
+    return r;
+  }();
+  return h;
+}
+
+Result<std::unique_ptr<llvm::TargetMachine>> hostMachine() {
+  Host& h = host();
+  if (h.error) return *h.error;
+  auto tm = h.machine->createTargetMachine();
+  if (!tm) return toError(tm.takeError(), "cannot create a target machine for the host");
+  return std::move(*tm);
+}
+
+void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder pb(&tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+}
+
+}  // namespace
+
+Result<BuiltModule> buildOptimized(const PrimFunc& func, const std::string& symbol) {
+  RLX_TRY(tm, hostMachine());
+  BuiltModule out;
+  out.ctx = std::make_unique<llvm::LLVMContext>();
+  out.mod = std::make_unique<llvm::Module>(symbol, *out.ctx);
+  out.mod->setDataLayout(tm->createDataLayout());
+  out.mod->setTargetTriple(tm->getTargetTriple().str());
+  Codegen cg(*out.mod, func);
+  RLX_TRY_STATUS(cg.generate(symbol));
+  out.messages = std::move(cg.messages);
+  for (llvm::Function& f : *out.mod) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", tm->getTargetCPU());
+    f.addFnAttr("target-features", tm->getTargetFeatureString());
+    f.addFnAttr(llvm::Attribute::NoUnwind);
+  }
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*out.mod, &os)) return Error("internal error: the LLVM code generator built an invalid module for '" + symbol + "': " + os.str());
+  optimize(*out.mod, *tm);
+  return out;
+}
+
+Result<RlxKernelFn> addToJit(BuiltModule built, const std::string& symbol) {
+  Host& h = host();
+  if (h.error) return *h.error;
+  if (auto e = h.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(built.mod), std::move(built.ctx)))) return toError(std::move(e), "cannot add kernel '" + symbol + "' to the JIT");
+  auto addr = h.jit->lookup(symbol);
+  if (!addr) return toError(addr.takeError(), "cannot compile kernel '" + symbol + "'");
+  return addr->toPtr<RlxKernelFn>();
+}
+
+}  // namespace rlx::codegen
+
+namespace rlx {
+
+Result<std::string> emitLLVM(const PrimFunc& func, const std::string& symbol) {
+  RLX_TRY(built, codegen::buildOptimized(func, symbol));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  built.mod->print(os, nullptr);
+  return os.str();
+}
+
+Result<std::string> emitAsm(const PrimFunc& func, const std::string& symbol) {
+  RLX_TRY(built, codegen::buildOptimized(func, symbol));
+  RLX_TRY(tm, codegen::hostMachine());
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) return Error("the host target cannot emit assembly");
+  pm.run(*built.mod);
+  return std::string(text.str());
+}
+
+}  // namespace rlx

@@ -1,0 +1,197 @@
+// LLVM codegen, TIR intrinsics: math (libm or LLVM intrinsics in the dtype's precision), float
+// predicates, bitwise operations and reinterpret, matching the interpreter's tir_eval_intrin.cc.
+#include <set>
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "runtime/llvm/codegen.h"
+
+namespace rlx::codegen {
+
+namespace {
+
+const std::set<std::string, std::less<>>& unaryNames() {
+  static const std::set<std::string, std::less<>> names = {
+      "exp",  "exp2",  "exp10", "log",  "log2",  "log10", "log1p", "sqrt",  "rsqrt", "tanh", "sigmoid", "erf",  "erfc",      "lgamma", "sin",  "cos",
+      "tan",  "sinh",  "cosh",  "asin", "acos",  "atan",  "asinh", "acosh", "atanh", "floor", "ceil",   "round", "nearbyint", "trunc",  "fabs",
+  };
+  return names;
+}
+
+const std::set<std::string, std::less<>>& binaryNames() {
+  static const std::set<std::string, std::less<>> names = {"pow", "atan2", "fmod", "hypot", "copysign"};
+  return names;
+}
+
+bool isExternCall(const std::string& op) { return op == "tir.call_extern" || op == "tir.call_pure_extern" || op == "tir.call_intrin" || op == "tir.call_llvm_intrin" || op == "tir.call_llvm_pure_intrin"; }
+
+}  // namespace
+
+llvm::Value* Codegen::callMath(const std::string& name, llvm::Type* ty, std::vector<llvm::Value*> args) {
+  std::vector<llvm::Type*> params;
+  for (auto* a : args) params.push_back(a->getType());
+  std::string symbol = ty->isFloatTy() ? name + "f" : name;
+  llvm::FunctionCallee f = mod.getOrInsertFunction(symbol, llvm::FunctionType::get(ty, params, false));
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    // errno is never read: the call is a pure function, so loops with it can be hoisted and vectorized.
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+    fn->setMemoryEffects(llvm::MemoryEffects::none());
+  }
+  auto* call = b.CreateCall(f, args);
+  call->setDoesNotThrow();
+  call->setMemoryEffects(llvm::MemoryEffects::none());
+  return call;
+}
+
+namespace {
+
+// One-argument float math on `x` (float or double), as the interpreter's table defines each name.
+llvm::Value* unaryFloat(Codegen& cg, const std::string& name, llvm::Value* x) {
+  llvm::IRBuilder<>& b = cg.b;
+  llvm::Type* ty = x->getType();
+  auto one = llvm::ConstantFP::get(ty, 1.0);
+  auto intrinsic = [&](llvm::Intrinsic::ID id) { return b.CreateUnaryIntrinsic(id, x); };
+  if (name == "sqrt") return intrinsic(llvm::Intrinsic::sqrt);
+  if (name == "floor") return intrinsic(llvm::Intrinsic::floor);
+  if (name == "ceil") return intrinsic(llvm::Intrinsic::ceil);
+  if (name == "trunc") return intrinsic(llvm::Intrinsic::trunc);
+  if (name == "fabs") return intrinsic(llvm::Intrinsic::fabs);
+  // TVM lowers tir.round to nearbyint: halfway cases go to the even neighbour.
+  if (name == "round" || name == "nearbyint") return intrinsic(llvm::Intrinsic::roundeven);
+  if (name == "rsqrt") return b.CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt));
+  if (name == "sigmoid") return b.CreateFDiv(one, b.CreateFAdd(one, cg.callMath("exp", ty, {b.CreateFNeg(x)})));
+  if (name == "exp10") return cg.callMath("pow", ty, {llvm::ConstantFP::get(ty, 10.0), x});
+  return cg.callMath(name, ty, {x});
+}
+
+llvm::Value* binaryFloat(Codegen& cg, const std::string& name, llvm::Value* x, llvm::Value* y) {
+  if (name == "fmod") return cg.b.CreateFRem(x, y);
+  if (name == "copysign") return cg.b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, x, y);
+  return cg.callMath(name, x->getType(), {x, y});
+}
+
+}  // namespace
+
+TV Codegen::intrinsic(const PrimCall& c, int lane) {
+  DataType t = c.dtype.element();
+  if (isExternCall(c.op) || c.op.compare(0, 4, "tir.") != 0) {
+    std::string callee = !c.args.empty() && c.args[0]->kind() == NodeKind::TirStringImm ? " of '" + static_cast<const TirStringImm&>(*c.args[0]).value + "'" : "";
+    fail("cannot compile " + c.op + callee + ": the LLVM code generator knows only TVM's built-in intrinsics");
+  }
+  std::string name = c.op.substr(4);
+  std::vector<TV> args;
+  for (auto& a : c.args) {
+    if (a->kind() == NodeKind::TirStringImm) {
+      fail("unsupported TIR intrinsic '" + c.op + "'");
+    }
+    args.push_back(emit(a, lane));
+  }
+  auto arity = [&](size_t n) {
+    if (args.size() != n) fail(c.op + " takes " + std::to_string(n) + " argument(s), got " + std::to_string(args.size()));
+  };
+  // A double result in the call's dtype (rounded, or TVM's cast for an integral dtype).
+  auto fromDouble = [&](llvm::Value* d) { return t.isFloat() ? roundTo(d, t) : cast(TV{d, DataType::float64()}, t); };
+
+  if (name == "likely") {
+    arity(1);
+    return args[0];
+  }
+  if (name == "reinterpret") {
+    arity(1);
+    const TV& x = args[0];
+    if (x.t.bits != t.bits) {
+      fail("T.reinterpret from " + x.t.str() + " to " + t.str() + ": the widths differ");
+    }
+    // To the storage bits (16-bit floats are exact in their format), then to t's representation.
+    llvm::Value* bits = x.v;
+    if (x.t.code == DataType::Float && x.t.bits == 16) bits = b.CreateBitCast(b.CreateFPTrunc(x.v, b.getHalfTy()), b.getInt16Ty());
+    else if (x.t.code == DataType::BFloat) bits = b.CreateTrunc(b.CreateLShr(b.CreateBitCast(x.v, b.getInt32Ty()), 16), b.getInt16Ty());
+    else if (x.t.isFloat()) bits = b.CreateBitCast(x.v, b.getIntNTy(x.t.bits));
+    if (t.code == DataType::Float && t.bits == 16) return {b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getFloatTy()), t};
+    if (t.code == DataType::BFloat) return {b.CreateBitCast(b.CreateShl(b.CreateZExt(bits, b.getInt32Ty()), 16), b.getFloatTy()), t};
+    return {b.CreateBitCast(bits, computeType(t)), t};
+  }
+  if (unaryNames().count(name)) {
+    arity(1);
+    const TV& x = args[0];
+    if (!x.t.isFloat() && t.isIntegral()) {
+      // Rounding and abs on integers are exact: no detour through double.
+      bool rounding = name == "floor" || name == "ceil" || name == "round" || name == "nearbyint" || name == "trunc";
+      if (name == "fabs" || rounding) {
+        llvm::Value* v = toI64(x);
+        if (name == "fabs" && x.t.code == DataType::Int) v = b.CreateSelect(b.CreateICmpSLT(v, b.getInt64(0)), b.CreateSub(b.getInt64(0), v), v);
+        return fromI64(v, t);
+      }
+    }
+    // In the dtype's own precision when the argument has it (float16/bfloat16 via float).
+    if (t.isFloat() && x.t == t) return roundTo(unaryFloat(*this, name, x.v), t);
+    return fromDouble(unaryFloat(*this, name, toDouble(x)));
+  }
+  if (binaryNames().count(name)) {
+    arity(2);
+    if (t.isFloat() && args[0].t == t && args[1].t == t) return roundTo(binaryFloat(*this, name, args[0].v, args[1].v), t);
+    return fromDouble(binaryFloat(*this, name, toDouble(args[0]), toDouble(args[1])));
+  }
+  if (name == "nextafter") {
+    arity(2);
+    if (!(t.code == DataType::Float && (t.bits == 32 || t.bits == 64))) {
+      fail("tir.nextafter on " + t.str() + " is not supported (float32/float64 only)");
+    }
+    llvm::Type* ty = computeType(t);
+    return {callMath("nextafter", ty, {b.CreateFPTrunc(toDouble(args[0]), ty), b.CreateFPTrunc(toDouble(args[1]), ty)}), t};
+  }
+  if (name == "ldexp") {
+    arity(2);
+    llvm::Value* e = args[1].t.isFloat() ? b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {i64(), b.getDoubleTy()}, {toDouble(args[1])}) : toI64(args[1]);
+    e = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, e, b.getInt64(-100000));
+    e = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, e, b.getInt64(100000));
+    return fromDouble(b.CreateCall(mod.getOrInsertFunction("ldexp", b.getDoubleTy(), b.getDoubleTy(), b.getInt32Ty()), {toDouble(args[0]), b.CreateTrunc(e, b.getInt32Ty())}));
+  }
+  if (name == "isnan" || name == "isinf" || name == "isfinite") {
+    arity(1);
+    DataType boolean = DataType::boolean();
+    if (!args[0].t.isFloat()) return {b.getInt1(name == "isfinite"), boolean};
+    llvm::Value* x = args[0].v;
+    if (name == "isnan") return {b.CreateFCmpUNO(x, x), boolean};
+    llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
+    llvm::Value* mag = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+    return {name == "isinf" ? b.CreateFCmpOEQ(mag, inf) : b.CreateFCmpOLT(mag, inf), boolean};
+  }
+  bool binaryBits = name == "shift_left" || name == "shift_right" || name == "bitwise_and" || name == "bitwise_or" || name == "bitwise_xor";
+  bool unaryBits = name == "bitwise_not" || name == "clz" || name == "popcount";
+  if (!binaryBits && !unaryBits) {
+    fail("unsupported TIR intrinsic '" + c.op + "'");
+  }
+  arity(binaryBits ? 2 : 1);
+  for (auto& a : args)
+    if (a.t.isFloat()) {
+      fail("tir." + name + " needs integer arguments, got " + a.t.str());
+    }
+  // As the interpreter: on the operands' 64-bit values, wrapped to the call's dtype at the end.
+  const TV& a = args[0];
+  llvm::Value* x = toI64(a);
+  if (name == "bitwise_not") return fromI64(b.CreateNot(x), t);
+  if (name == "popcount") return fromI64(b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, b.CreateZExt(a.v, i64())), i64()), t);
+  if (name == "clz") return fromI64(b.CreateZExt(b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, a.v, b.getFalse()), i64()), t);
+  llvm::Value* y = toI64(args[1]);
+  if (name == "bitwise_and") return fromI64(b.CreateAnd(x, y), t);
+  if (name == "bitwise_or") return fromI64(b.CreateOr(x, y), t);
+  if (name == "bitwise_xor") return fromI64(b.CreateXor(x, y), t);
+  // Shifts by a negative amount or by the width or more shift every bit out (0, or the sign for
+  // an arithmetic right shift) instead of LLVM's poison.
+  bool isSigned = a.t.code == DataType::Int;
+  llvm::Value* outOfRange = b.CreateICmpUGE(y, b.getInt64(uint64_t(a.t.bits)));
+  llvm::Value* amount = b.CreateSelect(outOfRange, b.getInt64(0), y);
+  llvm::Value* shifted;
+  llvm::Value* fill = b.getInt64(0);
+  if (name == "shift_left") {
+    shifted = b.CreateShl(x, amount);
+  } else {
+    shifted = isSigned ? b.CreateAShr(x, amount) : b.CreateLShr(b.CreateZExt(a.v, i64()), amount);
+    if (isSigned) fill = b.CreateSelect(b.CreateICmpSLT(x, b.getInt64(0)), b.getInt64(-1), b.getInt64(0));
+  }
+  return fromI64(b.CreateSelect(outOfRange, fill, shifted), t);
+}
+
+}  // namespace rlx::codegen

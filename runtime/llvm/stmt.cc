@@ -1,0 +1,274 @@
+// LLVM codegen, statements: loops, blocks (iter vars, T.where, init, alloc_buffer, match_buffer),
+// stores, lets, asserts and conditionals, with runPrimFunc's semantics. Every loop kind runs serially.
+#include <algorithm>
+#include <memory>
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "runtime/llvm/codegen.h"
+
+namespace rlx::codegen {
+
+namespace {
+
+std::string dimName(const Buffer& buf, const char* what, size_t k) { return "buffer '" + buf.name + "' " + what + " " + std::to_string(k); }
+
+// Allocations above this many bytes fail with a message (as the interpreter's cap).
+constexpr int64_t kMaxAllocBytes = int64_t(1) << 32;
+// Constant-size scratch buffers up to this size live on the stack.
+constexpr int64_t kMaxStackBytes = 64 << 10;
+
+}  // namespace
+
+void Codegen::exec(const Stmt& s) {
+  if (!s) return;
+  switch (s->kind()) {
+    case NodeKind::BufferStore: {
+      auto& st = static_cast<const BufferStore&>(*s);
+      if (st.buffer->dtype.lanes > 1) {
+        fail("buffer '" + st.buffer->name + "' has the vector dtype " + st.buffer->dtype.str() + ", which the LLVM code generator does not support");
+        return;
+      }
+      int lanes = st.value->dtype.lanes > 1 ? int(st.value->dtype.lanes) : 1;
+      for (auto& i : st.indices) lanes = std::max(lanes, i->dtype.lanes > 1 ? int(i->dtype.lanes) : 1);
+      for (int lane = 0; lane < lanes; ++lane) {
+        TV v = emit(st.value, lane);
+        storeElement(*st.buffer, elementPtr(*st.buffer, st.indices, lane), v);
+      }
+      return;
+    }
+    case NodeKind::SeqStmt:
+      for (auto& x : static_cast<const SeqStmt&>(*s).seq) exec(x);
+      return;
+    case NodeKind::For: return execFor(static_cast<const For&>(*s));
+    case NodeKind::IfThenElse: {
+      auto& i = static_cast<const IfThenElse&>(*s);
+      llvm::Value* cond = truthy(emit(i.cond));
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      auto* thenBlock = llvm::BasicBlock::Create(ctx, "if_then", fn);
+      auto* elseBlock = llvm::BasicBlock::Create(ctx, "if_else", fn);
+      auto* join = llvm::BasicBlock::Create(ctx, "if_end", fn);
+      b.CreateCondBr(cond, thenBlock, elseBlock);
+      b.SetInsertPoint(thenBlock);
+      exec(i.thenCase);
+      b.CreateBr(join);
+      b.SetInsertPoint(elseBlock);
+      exec(i.elseCase);
+      b.CreateBr(join);
+      b.SetInsertPoint(join);
+      return;
+    }
+    case NodeKind::LetStmt: {
+      auto& l = static_cast<const LetStmt&>(*s);
+      std::vector<llvm::Value*> lanes;
+      int n = l.value->dtype.lanes > 1 ? int(l.value->dtype.lanes) : 1;
+      for (int lane = 0; lane < n; ++lane) lanes.push_back(cast(emit(l.value, lane), l.var->dtype).v);
+      ScopedVar bound(*this, l.var.get(), std::move(lanes));
+      exec(l.body);
+      return;
+    }
+    case NodeKind::Evaluate: {
+      auto& v = static_cast<const Evaluate&>(*s).value;
+      int n = v->dtype.lanes > 1 ? int(v->dtype.lanes) : 1;
+      for (int lane = 0; lane < n; ++lane) emit(v, lane);
+      return;
+    }
+    case NodeKind::AssertStmt: {
+      auto& a = static_cast<const AssertStmt&>(*s);
+      auto* msg = a.message && a.message->kind() == NodeKind::TirStringImm ? static_cast<const TirStringImm*>(a.message.get()) : nullptr;
+      check(truthy(emit(a.cond)), "T.Assert failed" + (msg ? ": " + msg->value : std::string()));
+      exec(a.body);
+      return;
+    }
+    case NodeKind::BlockRealize: return execRealize(static_cast<const BlockRealize&>(*s));
+    case NodeKind::TirBlock: {
+      auto& blk = static_cast<const TirBlock&>(*s);
+      if (!blk.iterVars.empty()) return fail("block '" + blk.name + "' has iter vars but no BlockRealize binding them");
+      return execBlock(blk, {});
+    }
+    default: fail(std::string("the LLVM code generator cannot compile a ") + nodeKindName(s->kind()) + " statement");
+  }
+}
+
+void Codegen::execFor(const For& f) {
+  DataType t = f.loopVar->dtype;
+  if (!t.isIntegral() || t.isBool()) return fail("loop variable '" + f.loopVar->name + "' has dtype " + t.str());
+  TV lo = cast(emit(f.min), t);
+  llvm::Value* extent = emitI64(f.extent);
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(ctx, "for_" + f.loopVar->name, fn);
+  auto* body = llvm::BasicBlock::Create(ctx, "for_body", fn);
+  auto* exit = llvm::BasicBlock::Create(ctx, "for_end", fn);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  // A counter from 0 to extent; the loop variable is min + counter, wrapped to its dtype.
+  llvm::PHINode* k = b.CreatePHI(i64(), 2);
+  k->addIncoming(b.getInt64(0), pre);
+  b.CreateCondBr(b.CreateICmpSLT(k, extent), body, exit);
+  b.SetInsertPoint(body);
+  {
+    ScopedVar bound(*this, f.loopVar.get(), {b.CreateAdd(lo.v, b.CreateTrunc(k, computeType(t)))});
+    exec(f.body);
+  }
+  k->addIncoming(b.CreateNUWAdd(k, b.getInt64(1)), b.GetInsertBlock());
+  b.CreateBr(header);
+  b.SetInsertPoint(exit);
+}
+
+void Codegen::execRealize(const BlockRealize& r) {
+  const TirBlock& blk = *r.block;
+  if (r.iterValues.size() != blk.iterVars.size())
+    return fail("block '" + blk.name + "' has " + std::to_string(blk.iterVars.size()) + " iter var(s) but " + std::to_string(r.iterValues.size()) + " binding value(s)");
+  llvm::BasicBlock* skip = nullptr;
+  if (r.predicate) {
+    llvm::Value* p = truthy(emit(r.predicate));
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(p); !c || !c->isOne()) {
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      auto* run = llvm::BasicBlock::Create(ctx, "where", fn);
+      skip = llvm::BasicBlock::Create(ctx, "where_end", fn);
+      b.CreateCondBr(p, run, skip);
+      b.SetInsertPoint(run);
+    }
+  }
+  std::vector<TV> values;
+  for (size_t k = 0; k < r.iterValues.size(); ++k) values.push_back(cast(emit(r.iterValues[k]), blk.iterVars[k].var->dtype));
+  execBlock(blk, values);
+  if (skip) {
+    b.CreateBr(skip);
+    b.SetInsertPoint(skip);
+  }
+}
+
+void Codegen::execBlock(const TirBlock& blk, const std::vector<TV>& iterValues) {
+  std::vector<std::unique_ptr<ScopedVar>> bound;
+  for (size_t k = 0; k < blk.iterVars.size(); ++k) bound.push_back(std::make_unique<ScopedVar>(*this, blk.iterVars[k].var.get(), std::vector<llvm::Value*>{iterValues[k].v}));
+  // Buffers this block installs hide outer bindings of the same buffer until it ends.
+  std::vector<std::pair<const Buffer*, std::optional<BufferBinding>>> hidden;
+  auto hide = [&](const Buffer* buf) {
+    auto it = buffers.find(buf);
+    hidden.emplace_back(buf, it == buffers.end() ? std::nullopt : std::optional<BufferBinding>(it->second));
+  };
+  size_t heapMark = heapBuffers.size();
+  for (auto& buf : blk.allocBuffers) {
+    hide(buf.get());
+    allocate(buf);
+  }
+  // Variables that match_buffer shapes bind are unbound when the block ends.
+  std::vector<const PrimVar*> before;
+  for (auto& [v, _] : vars) before.push_back(v);
+  for (auto& mb : blk.matchBuffers) {
+    hide(mb.buffer.get());
+    matchRegion(mb.buffer, mb.source);
+  }
+  if (blk.init) {
+    // TVM's LowerInitBlock: the init runs when every reduction iter var is at its domain's start.
+    llvm::Value* first = b.getTrue();
+    for (size_t k = 0; k < blk.iterVars.size(); ++k) {
+      if (blk.iterVars[k].kind != IterVar::CommReduce) continue;
+      first = b.CreateAnd(first, b.CreateICmpEQ(toI64(iterValues[k]), emitI64(blk.iterVars[k].dom.min)));
+    }
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(first); c && c->isOne()) {
+      exec(blk.init);
+    } else {
+      llvm::Function* fn = b.GetInsertBlock()->getParent();
+      auto* init = llvm::BasicBlock::Create(ctx, "init", fn);
+      auto* after = llvm::BasicBlock::Create(ctx, "init_end", fn);
+      b.CreateCondBr(first, init, after);
+      b.SetInsertPoint(init);
+      exec(blk.init);
+      b.CreateBr(after);
+      b.SetInsertPoint(after);
+    }
+  }
+  exec(blk.body);
+  llvm::FunctionCallee freeFn = mod.getOrInsertFunction("free", b.getVoidTy(), b.getPtrTy());
+  while (heapBuffers.size() > heapMark) {
+    b.CreateCall(freeFn, {heapBuffers.back()});
+    heapBuffers.pop_back();
+  }
+  for (auto it = hidden.rbegin(); it != hidden.rend(); ++it) {
+    if (it->second) buffers[it->first] = std::move(*it->second);
+    else buffers.erase(it->first);
+  }
+  std::vector<const PrimVar*> added;
+  for (auto& [v, _] : vars)
+    if (std::find(before.begin(), before.end(), v) == before.end()) added.push_back(v);
+  for (auto* v : added) vars.erase(v);
+}
+
+void Codegen::allocate(const BufferRef& buf) {
+  BufferBinding view;
+  for (size_t k = 0; k < buf->shape.size(); ++k) {
+    llvm::Value* d = emitI64(buf->shape[k]);
+    check(b.CreateICmpSGE(d, b.getInt64(0)), dimName(*buf, "dim", k) + " is negative");
+    view.shape.push_back(d);
+  }
+  view.strides.assign(view.shape.size(), b.getInt64(1));
+  for (size_t k = view.shape.size(); k-- > 1;) view.strides[k - 1] = b.CreateMul(view.strides[k], view.shape[k]);
+  for (size_t k = 0; k < buf->strides.size() && k < view.shape.size(); ++k) {
+    view.strides[k] = emitI64(buf->strides[k]);
+    check(b.CreateICmpSGE(view.strides[k], b.getInt64(0)), dimName(*buf, "stride", k) + " is negative");
+  }
+  view.offset = buf->elemOffset ? emitI64(buf->elemOffset) : b.getInt64(0);
+  // Enough elements for the furthest index the strides reach; none when a dim is 0.
+  llvm::Value* last = view.offset;
+  llvm::Value* empty = b.getFalse();
+  for (size_t k = 0; k < view.shape.size(); ++k) {
+    empty = b.CreateOr(empty, b.CreateICmpEQ(view.shape[k], b.getInt64(0)));
+    llvm::Value* span = b.CreateSelect(b.CreateICmpSGT(view.shape[k], b.getInt64(0)), b.CreateSub(view.shape[k], b.getInt64(1)), b.getInt64(0));
+    last = b.CreateAdd(last, b.CreateMul(span, view.strides[k]));
+  }
+  llvm::Value* elems = b.CreateSelect(empty, b.getInt64(0), b.CreateAdd(last, b.getInt64(1)));
+  int64_t elemBytes = buf->dtype.bytes();
+  check(b.CreateAnd(b.CreateICmpSGE(view.offset, b.getInt64(0)), b.CreateICmpULE(elems, b.getInt64(kMaxAllocBytes / elemBytes))), "buffer '" + buf->name + "' is too large to allocate");
+  llvm::Value* bytes = b.CreateMul(elems, b.getInt64(uint64_t(elemBytes)));
+  auto* constBytes = llvm::dyn_cast<llvm::ConstantInt>(bytes);
+  if (constBytes && constBytes->getSExtValue() <= kMaxStackBytes) {
+    // A static alloca in the entry block, zeroed where the block starts (as the interpreter's).
+    llvm::IRBuilder<> entry(&b.GetInsertBlock()->getParent()->getEntryBlock(), b.GetInsertBlock()->getParent()->getEntryBlock().begin());
+    int64_t n = std::max<int64_t>(constBytes->getSExtValue(), 1);
+    auto* slot = entry.CreateAlloca(b.getInt8Ty(), b.getInt64(uint64_t(n)), buf->name);
+    slot->setAlignment(llvm::Align(64));
+    b.CreateMemSet(slot, b.getInt8(0), b.getInt64(uint64_t(n)), llvm::MaybeAlign(64));
+    view.base = slot;
+  } else {
+    llvm::FunctionCallee calloc = mod.getOrInsertFunction("calloc", b.getPtrTy(), i64(), i64());
+    llvm::Value* p = b.CreateCall(calloc, {b.CreateSelect(empty, b.getInt64(1), elems), b.getInt64(uint64_t(elemBytes))}, buf->name);
+    check(b.CreateIsNotNull(p), "out of memory allocating buffer '" + buf->name + "'");
+    heapBuffers.push_back(p);
+    view.base = p;
+  }
+  buffers[buf.get()] = std::move(view);
+}
+
+void Codegen::matchRegion(const BufferRef& buf, const BufferRegion& source) {
+  auto it = buffers.find(source.buffer.get());
+  if (it == buffers.end()) return fail("T.match_buffer source '" + source.buffer->name + "' has no storage here");
+  BufferBinding src = it->second;
+  if (buf->dtype != source.buffer->dtype) return fail("T.match_buffer '" + buf->name + "' has dtype " + buf->dtype.str() + " but its source '" + source.buffer->name + "' is " + source.buffer->dtype.str());
+  size_t n = source.region.size(), m = buf->shape.size();
+  if (n != src.shape.size() || m > n) return fail("T.match_buffer '" + buf->name + "': the region of '" + source.buffer->name + "' does not fit the buffer's " + std::to_string(m) + " dimension(s)");
+  BufferBinding view{src.base, {}, {}, src.offset};
+  for (size_t k = 0; k < n; ++k) {
+    llvm::Value* lo = emitI64(source.region[k].min);
+    llvm::Value* ext = emitI64(source.region[k].extent);
+    llvm::Value* inBounds = b.CreateAnd(b.CreateAnd(b.CreateICmpSGE(lo, b.getInt64(0)), b.CreateICmpSGE(ext, b.getInt64(0))), b.CreateICmpSLE(b.CreateAdd(lo, ext), src.shape[k]));
+    check(inBounds, "T.match_buffer '" + buf->name + "': the region is out of bounds for dim " + std::to_string(k) + " of '" + source.buffer->name + "'");
+    view.offset = b.CreateAdd(view.offset, b.CreateMul(lo, src.strides[k]));
+    // The buffer matches the region's trailing dims; the leading ones must be single elements.
+    if (k < n - m) {
+      check(b.CreateICmpEQ(ext, b.getInt64(1)), "T.match_buffer '" + buf->name + "' has fewer dimensions than the region, whose dim " + std::to_string(k) + " must have extent 1");
+      continue;
+    }
+    size_t j = k - (n - m);
+    bindOrCheck(buf->shape[j], ext, dimName(*buf, "dim", j));
+    if (j < buf->strides.size()) bindOrCheck(buf->strides[j], src.strides[k], dimName(*buf, "stride", j));
+    view.shape.push_back(ext);
+    view.strides.push_back(src.strides[k]);
+  }
+  if (buf->elemOffset) bindOrCheck(buf->elemOffset, view.offset, "buffer '" + buf->name + "' elem_offset");
+  buffers[buf.get()] = std::move(view);
+}
+
+}  // namespace rlx::codegen

@@ -1,0 +1,414 @@
+// runtime/llvm kernels checked against the TIR interpreter on the same inputs: every LegalizeOps
+// case of legalize_cases.h, hand-written TIR, the entry checks' codes and messages, and the cache.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+
+#include "runtime/llvm/jit.h"
+#include "tests/unit/legalize_cases.h"
+
+using namespace rlx;
+using namespace rlx::test::legalize;
+
+namespace {
+
+// Runs the case's kernel through runPrimFunc and through the JIT; "" when they agree.
+std::string jitAgrees(const Case& c, uint32_t seed) {
+  Prepared p;
+  if (auto e = prepare(c, seed, p); !e.empty()) return e;
+  auto st = runPrimFunc(*p.kernel, p.args);
+  if (!st.ok()) return "runPrimFunc: " + st.error().message;
+  auto kernel = compileKernel(p.kernel, "case");
+  if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
+  auto outs = p.freshOutputs();
+  auto run = runKernel(**kernel, *p.kernel, p.argsWith(outs));
+  if (!run.ok()) return "runKernel: " + run.error().message;
+  return compareOutputs(c, outs, p.outputs, p.inputs, "jit", "interpreter");
+}
+
+void check(const Case& c) {
+  for (uint32_t seed : {1u, 2u}) {
+    INFO(c.params << " -> " << c.call << " (seed " << seed << ")");
+    CHECK(jitAgrees(c, seed) == "");
+  }
+}
+
+PrimFuncRef parsePrim(const std::string& text, const std::string& name = "") {
+  DiagnosticEngine diag;
+  auto mod = parseModule(text, "llvm_kernels_test.py", diag);
+  INFO(diag.render());
+  REQUIRE(mod);
+  for (auto& e : mod->functions)
+    if (auto f = e.func.as<PrimFunc>(); f && (name.empty() || e.gvar->name == name)) return f;
+  FAIL("no PrimFunc named '" << name << "'");
+  return nullptr;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+NDArrayRef filled(DataType t, std::vector<int64_t> shape, uint32_t seed, double scale = 2) {
+  auto a = make<NDArray>(t, std::move(shape));
+  std::mt19937 rng(seed);
+  for (int64_t i = 0; i < a->numel(); ++i) a->setDouble(i, std::uniform_real_distribution<double>(-scale, scale)(rng));
+  return a;
+}
+
+NDArrayRef copyOf(const NDArrayRef& a) {
+  auto c = make<NDArray>(a->dtype, a->shape);
+  std::memcpy(c->data(), a->data(), a->nbytes());
+  return c;
+}
+
+// Runs `f` through the interpreter and the JIT on copies of `args`; "" when both succeed and
+// every array ends up the same (integers exactly, floats within a few ulps), else the difference.
+std::string agree(const PrimFuncRef& f, const std::vector<TirArg>& args) {
+  std::vector<TirArg> mine = args;
+  for (auto& a : mine)
+    if (a.kind == TirArg::Array) a.array = copyOf(a.array);
+  auto st = runPrimFunc(*f, args);
+  if (!st.ok()) return "runPrimFunc: " + st.error().message;
+  auto kernel = compileKernel(f, "agree");
+  if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
+  auto run = runKernel(**kernel, *f, mine);
+  if (!run.ok()) return "runKernel: " + run.error().message;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind != TirArg::Array) continue;
+    const NDArray &want = *args[i].array, &got = *mine[i].array;
+    DataType t = want.dtype;
+    double tol = t.bits == 64 ? 1e-12 : t.bits == 16 ? 2e-3 : 2e-6;
+    for (int64_t j = 0; j < want.numel(); ++j) {
+      double x = got.getDouble(j), y = want.getDouble(j);
+      bool ok = !t.isFloat() ? got.getInt(j) == want.getInt(j) : std::isnan(y) ? std::isnan(x) : std::isinf(y) ? x == y : std::fabs(x - y) <= tol * std::max(1.0, std::fabs(y));
+      if (!ok) return "argument " + std::to_string(i) + " element " + std::to_string(j) + ": jit " + std::to_string(x) + ", interpreter " + std::to_string(y);
+    }
+  }
+  return "";
+}
+
+// The error of running `f` through the JIT ("" on success).
+std::string jitError(const PrimFuncRef& f, const std::vector<TirArg>& args) {
+  auto kernel = compileKernel(f, "errors");
+  if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
+  auto run = runKernel(**kernel, *f, args);
+  return run.ok() ? "" : run.error().message;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+NDArrayRef zeros(std::vector<int64_t> shape, DataType t = DataType::float32()) { return make<NDArray>(t, std::move(shape)); }
+
+}  // namespace
+
+TEST_CASE("llvm kernels: binary arithmetic with broadcasting and symbolic dims", "[llvm]") { binaryArithmeticCases(check); }
+TEST_CASE("llvm kernels: division, floor division, floor_mod and power", "[llvm]") { divisionCases(check); }
+TEST_CASE("llvm kernels: integer divide (truncates, as tir Div)", "[llvm]") { integerDivideCases(check); }
+TEST_CASE("llvm kernels: comparisons and logical ops", "[llvm]") { comparisonCases(check); }
+TEST_CASE("llvm kernels: unary math", "[llvm]") { unaryMathCases(check); }
+TEST_CASE("llvm kernels: round on exact halves, predicates on NaN and infinities", "[llvm]") { roundingAndPredicateCases(check); }
+TEST_CASE("llvm kernels: clip, astype, where", "[llvm]") { clipAstypeWhereCases(check); }
+TEST_CASE("llvm kernels: matmul", "[llvm]") { matmulCases(check); }
+TEST_CASE("llvm kernels: activations, softmax, layer_norm", "[llvm]") { activationCases(check); }
+TEST_CASE("llvm kernels: reshape, permute_dims, expand_dims, squeeze", "[llvm]") { layoutCases(check); }
+TEST_CASE("llvm kernels: split and concat", "[llvm]") { splitConcatCases(check); }
+TEST_CASE("llvm kernels: creation and tril/triu", "[llvm]") { creationCases(check); }
+TEST_CASE("llvm kernels: reductions", "[llvm]") { reductionCases(check); }
+
+TEST_CASE("llvm kernels: odd and zero-size dims, narrow and wide dtypes", "[llvm]") {
+  check({"x: " + T("(0, 5)") + ", y: " + T("(5,)"), "R.add(x, y)", {{0, 5}, {5}}});
+  check({"x: " + T("(\"n\", 3)") + ", y: " + T("(1, 3)"), "R.multiply(x, y)", {{0, 3}, {1, 3}}});
+  check({"x: " + T("(\"n\", 4)"), "R.sum(x, axis=[0])", {{0, 4}}});
+  check({"a: " + T("(17, 33)") + ", b: " + T("(33, 9)"), "R.matmul(a, b)", {{17, 33}, {33, 9}}});
+  check({"a: " + T("(5, 7)", "float64") + ", b: " + T("(7, 3)", "float64"), "R.matmul(a, b)", {{5, 7}, {7, 3}}});
+  check({"x: " + T("(13, 31)"), "R.nn.softmax(x)", {{13, 31}}, -4, 4});
+  check({"x: " + T("(3, 7)", "float64"), "R.nn.softmax(x)", {{3, 7}}, -4, 4});
+  for (const char* dt : {"int8", "uint8", "int64"})
+    for (const char* op : {"add", "subtract", "multiply", "maximum"})
+      check({"x: " + T("(3, 5)", dt) + ", y: " + T("(5,)", dt), std::string("R.") + op + "(x, y)", {{3, 5}, {5}}, 0, 120});
+  for (const char* op : {"add", "multiply", "divide", "maximum"})
+    check({"x: " + T("(4, 9)", "float16") + ", y: " + T("(9,)", "float16"), std::string("R.") + op + "(x, y)", {{4, 9}, {9}}, 0.5, 4});
+  for (const char* op : {"exp", "sqrt", "tanh"}) check({"x: " + T("(2, 11)", "float16"), std::string("R.") + op + "(x)", {{2, 11}}, 0.1, 3});
+  check({"x: " + T("(3, 7)", "float16"), "R.astype(x, \"float32\")", {{3, 7}}});
+  check({"x: " + T("(3, 7)", "float64"), "R.astype(x, \"float16\")", {{3, 7}}});
+  check({"x: " + T("(3, 7)"), "R.astype(x, \"int8\")", {{3, 7}}, -300, 300});
+  check({"x: " + T("(3, 7)", "bool"), "R.astype(x, \"float32\")", {{3, 7}}});
+  check({"x: " + T("(3, 1)", "bool") + ", y: " + T("(3, 4)", "bool"), "R.equal(x, y)", {{3, 1}, {3, 4}}});
+}
+
+TEST_CASE("llvm kernels: hand-written TIR agrees with the interpreter", "[llvm]") {
+  SECTION("integer semantics: truncdiv/floordiv, wrap-around, shifts, bitwise, select") {
+    auto f = parsePrim(R"(@T.prim_func(private=True)
+def ints(a: T.int32, b: T.int32, out: T.Buffer((T.int64(12),), "int32")):
+    out[0] = T.truncdiv(a, b)
+    out[1] = T.truncmod(a, b)
+    out[2] = a // b
+    out[3] = a % b
+    out[4] = T.min(a, b)
+    out[5] = T.max(a, b)
+    out[6] = T.Cast("int32", T.Cast("int8", a * 40))
+    out[7] = T.shift_right(a, 1)
+    out[8] = T.Cast("int32", T.shift_right(T.Cast("uint32", a), 28))
+    out[9] = T.bitwise_and(a, 6) + T.bitwise_xor(b, 1)
+    out[10] = a * 1073741824
+    out[11] = T.Select(a < b, 1, 2) + T.if_then_else(a > b, 10, 20)
+)");
+    for (int a : {-7, 7, 0, -2147483647 - 1, 123456})
+      for (int b : {2, -2, 3, -1, 7, -5}) {
+        INFO(a << " op " << b);
+        CHECK(agree(f, {TirArg(a), TirArg(b), zeros({12}, DataType::int32())}) == "");
+      }
+    CHECK(contains(jitError(f, {TirArg(1), TirArg(0), zeros({12}, DataType::int32())}), "integer division by zero"));
+  }
+  SECTION("float precision, casts and rounding") {
+    auto f = parsePrim(R"(@T.prim_func(private=True)
+def floats(x: T.float32, out: T.Buffer((T.int64(9),), "float64"), iout: T.Buffer((T.int64(4),), "int32")):
+    out[0] = T.Cast("float64", x + T.float32(0.2))
+    out[1] = T.Cast("float64", T.round(T.float32(2.5)))
+    out[2] = T.Cast("float64", T.round(T.float32(3.5)))
+    out[3] = T.Cast("float64", T.nearbyint(x))
+    out[4] = T.Cast("float64", T.sigmoid(x))
+    out[5] = T.Cast("float64", T.pow(T.float32(2.0), x))
+    out[6] = T.Cast("float64", T.fmod(T.float32(7.5), x))
+    out[7] = T.Cast("float64", T.exp(x))
+    out[8] = T.Cast("float64", T.Cast("float16", x + T.float32(0.0001)))
+    iout[0] = T.Cast("int32", x * T.float32(-2.7))
+    iout[1] = T.Cast("int32", T.isnan(x - x)) + T.Cast("int32", T.isinf(T.float32(1.0) / x)) * 10
+    iout[2] = T.Cast("int32", x * T.float32(3.0e10))
+    iout[3] = T.Cast("int32", T.float32(-1.0) / T.float32(0.0) < x)
+)");
+    for (double x : {0.1, -0.5, 2.5, 0.0, 1.0009765625, -3.7e5})
+      CHECK(agree(f, {TirArg(x), zeros({9}, DataType::float64()), zeros({4}, DataType::int32())}) == "");
+  }
+  SECTION("T.where, if/else, lets, loops with a start, T.Assert") {
+    auto f = parsePrim(R"(@T.prim_func(private=True)
+def misc(A: T.Buffer((T.int64(6),), "float32"), n: T.int64):
+    for i in T.serial(T.int64(1), T.int64(5)):
+        with T.block("w"):
+            vi = T.axis.spatial(T.int64(6), i)
+            T.where(i < n)
+            A[vi] = T.float32(1.0)
+    for i in range(T.int64(6)):
+        v: T.int64 = i * T.int64(2)
+        if v >= T.int64(8):
+            A[i] = A[i] + T.float32(10.0)
+        else:
+            A[i] = A[i] + T.Cast("float32", v)
+    T.Assert(n < T.int64(4), "n must be small")
+)");
+    CHECK(agree(f, {zeros({6}), TirArg(3)}) == "");
+    CHECK(agree(f, {zeros({6}), TirArg(0)}) == "");
+    CHECK(jitError(f, {zeros({6}), TirArg(4)}) == "T.Assert failed: n must be small");
+  }
+  SECTION("match_buffer views, alloc_buffer scratch, strides and elem_offset") {
+    auto view = parsePrim(R"(@T.prim_func(private=True)
+def view(A: T.Buffer((T.int64(3), T.int64(4)), "float32"), B: T.Buffer((T.int64(3),), "float32")):
+    tmp = T.alloc_buffer((T.int64(3),))
+    for i in range(T.int64(3)):
+        with T.block("row"):
+            vi = T.axis.spatial(T.int64(3), i)
+            sub = T.match_buffer(A[vi, T.int64(1):T.int64(3)], (T.int64(2),))
+            tmp[vi] = sub[0] + sub[1]
+            sub[0] = T.float32(0.0)
+    for i in range(T.int64(3)):
+        with T.block("copy"):
+            vi = T.axis.spatial(T.int64(3), i)
+            B[vi] = tmp[vi]
+)");
+    CHECK(agree(view, {filled(DataType::float32(), {3, 4}, 1), zeros({3})}) == "");
+    auto padded = parsePrim(R"(@T.prim_func(private=True)
+def padded(A: T.Buffer((T.int64(2), T.int64(3)), "float32"), B: T.Buffer((T.int64(2), T.int64(3)), "float32")):
+    tmp = T.alloc_buffer((T.int64(2), T.int64(3)), strides=(T.int64(5), T.int64(1)), elem_offset=T.int64(2))
+    for i, j in T.grid(T.int64(2), T.int64(3)):
+        with T.block("t"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            tmp[vi, vj] = A[vi, vj] * T.float32(3.0)
+    for i, j in T.grid(T.int64(2), T.int64(3)):
+        with T.block("b"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = tmp[vi, vj] + T.float32(1.0)
+)");
+    CHECK(agree(padded, {filled(DataType::float32(), {2, 3}, 2), zeros({2, 3})}) == "");
+    auto fill = parsePrim(R"(@T.prim_func(private=True)
+def fill(n: T.int64, var_A: T.handle, B: T.Buffer((T.int64(2), T.int64(3)), "float32", strides=(T.int64(3), T.int64(1)))):
+    s0 = T.int64()
+    s1 = T.int64()
+    A = T.match_buffer(var_A, (n, T.int64(3)), strides=(s0, s1))
+    for i, j in T.grid(n, T.int64(3)):
+        A[i, j] = T.Cast("float32", i * s0 + j * s1 + n)
+)");
+    CHECK(agree(fill, {TirArg(2), zeros({2, 3}), zeros({2, 3})}) == "");
+    CHECK(jitError(fill, {TirArg(3), zeros({2, 3}), zeros({2, 3})}) == "buffer 'A' dim 0 does not match 'n' (from parameter 'n')");
+  }
+  SECTION("vector stores with Ramp indices and Broadcast values; T.Let and reinterpret") {
+    auto vec = parsePrim(R"(@T.prim_func(private=True)
+def vec(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    B[0:4] = A[4:8] + T.Broadcast(T.float32(1.0), 4)
+    B[4:8] = T.Broadcast(A[0], 4)
+)");
+    CHECK(agree(vec, {filled(DataType::float32(), {8}, 3), zeros({8})}) == "");
+    auto pow2 = parsePrim(R"(@T.prim_func(private=True)
+def pow2(out: T.Buffer((T.int64(2),), "float32")):
+    x = T.int32()
+    out[0] = T.reinterpret("float32", T.shift_left(T.Cast("int32", T.float32(3) + T.float32(127)), 23))
+    out[1] = T.Let(T.reinterpret("float32", T.shift_left(x, 23)), where={x: T.Cast("int32", T.float32(-2) + T.float32(127))})
+)");
+    auto out = zeros({2});
+    CHECK(agree(pow2, {out}) == "");
+  }
+  SECTION("element dtypes wrap and round like the interpreter") {
+    auto f = parsePrim(R"(@T.prim_func(private=True)
+def dt(A: T.Buffer((3,), "int8"), B: T.Buffer((3,), "uint8"), H: T.Buffer((2,), "float16"), U: T.Buffer((2,), "uint64"), F: T.Buffer((2,), "bfloat16")):
+    A[0] = A[1] + A[2]
+    B[0] = B[1] - B[2]
+    H[0] = H[0] + H[1]
+    U[0] = U[1] // T.uint64(3)
+    F[0] = F[1] * T.bfloat16(3.0)
+)");
+    auto u = zeros({2}, DataType(DataType::UInt, 64));
+    u->setInt(1, -1);
+    auto bf = zeros({2}, DataType(DataType::BFloat, 16));
+    bf->setDouble(1, 1.0078125);
+    auto h = zeros({2}, DataType(DataType::Float, 16));
+    h->setDouble(0, 2048);
+    h->setDouble(1, 1);
+    auto a = zeros({3}, DataType(DataType::Int, 8));
+    a->setInt(1, 100);
+    a->setInt(2, 100);
+    auto b = zeros({3}, DataType(DataType::UInt, 8));
+    b->setInt(1, 1);
+    b->setInt(2, 2);
+    CHECK(agree(f, {a, b, h, u, bf}) == "");
+  }
+  SECTION("legalized and fused kernels from the lowering corpus") {
+    std::string mlp = readFile(std::string(RLX_SOURCE_DIR) + "/tests/corpus_lowering/01_mlp__01_LegalizeOps.relax");
+    REQUIRE(!mlp.empty());
+    CHECK(agree(parsePrim(mlp, "matmul2"), {filled(DataType::float32(), {1, 64}, 4), filled(DataType::float32(), {64, 10}, 5), zeros({1, 10})}) == "");
+    CHECK(agree(parsePrim(mlp, "softmax"), {filled(DataType::float32(), {1, 10}, 6), zeros({1, 10})}) == "");
+    std::string gpt = readFile(std::string(RLX_SOURCE_DIR) + "/tests/corpus_lowering/03_gpt2_block_dyn__05_FuseTIR.relax");
+    REQUIRE(!gpt.empty());
+    auto mask = parsePrim(gpt, "fused_matmul1_multiply_ones_triu_greater_where");
+    auto minusInf = zeros({});
+    minusInf->setDouble(0, -1e9);
+    CHECK(agree(mask, {filled(DataType::float32(), {1, 12, 3, 64}, 7), filled(DataType::float32(), {1, 12, 64, 3}, 8), minusInf, zeros({1, 12, 3, 3})}) == "");
+    auto ln = parsePrim(gpt, "layer_norm");
+    CHECK(agree(ln, {filled(DataType::float32(), {1, 5, 768}, 9), filled(DataType::float32(), {768}, 10), filled(DataType::float32(), {768}, 11), zeros({1, 5, 768})}) == "");
+    CHECK(jitError(ln, {zeros({1, 2, 768}), zeros({767}), zeros({768}), zeros({1, 2, 768})}) == "buffer 'ln1_w' dim 0 does not match the declared 768");
+  }
+}
+
+TEST_CASE("llvm kernels: failed entry checks return their index and name the buffer and dim", "[llvm]") {
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def f(var_A: T.handle, var_B: T.handle, C: T.Buffer((T.int64(4),), "float32")):
+    n = T.int64()
+    A = T.match_buffer(var_A, (n,))
+    B = T.match_buffer(var_B, (n,))
+    for i in range(n):
+        B[i] = A[i]
+)");
+  CHECK(jitError(f, {zeros({3}), zeros({4}), zeros({4})}) == "buffer 'B' dim 0 does not match 'n' (from buffer 'A' dim 0)");
+  CHECK(jitError(f, {zeros({3}), zeros({3}), zeros({5})}) == "buffer 'C' dim 0 does not match the declared 4");
+  CHECK(jitError(f, {zeros({3}), zeros({3}), zeros({4, 1})}) == "buffer 'C' has 1 dimension(s) but the array has a different number");
+  CHECK(jitError(f, {zeros({3, 1}), zeros({3}), zeros({4})}) == "buffer 'A' has 1 dimension(s) but the array has a different number");
+  CHECK(jitError(f, {zeros({3}), zeros({3}), zeros({4}, DataType::float64())}) == "buffer 'C' has dtype float32 but the array is float64");
+  CHECK(jitError(f, {zeros({3}), zeros({3}), zeros({4})}) == "");
+
+  // The raw calling convention: a non-zero code is the 1-based index of the failed check.
+  auto kernel = compileKernel(f, "raw");
+  REQUIRE(kernel.ok());
+  const CompiledKernel& k = **kernel;
+  int64_t shapeA[] = {3}, shapeB[] = {2}, shapeC[] = {4};
+  float a[3] = {1, 2, 3}, b[3] = {}, c[4] = {};
+  RlxTensorArg ta{a, shapeA, 1}, tb{b, shapeB, 1}, tc{c, shapeC, 1};
+  RlxArg args[3];
+  args[0].tensor = &ta;
+  args[1].tensor = &tb;
+  args[2].tensor = &tc;
+  CHECK(k.messageFor(k.fn(args, 2)) == "the PrimFunc takes 3 argument(s)");
+  int32_t code = k.fn(args, 3);
+  CHECK(code > 0);
+  CHECK(k.messageFor(code) == "buffer 'B' dim 0 does not match 'n' (from buffer 'A' dim 0)");
+  shapeB[0] = 3;
+  CHECK(k.fn(args, 3) == 0);
+  CHECK(b[2] == 3.0f);
+
+  auto big = parsePrim(R"(@T.prim_func(private=True)
+def big(n: T.int64, A: T.Buffer((1,), "float32")):
+    tmp = T.alloc_buffer((n, n))
+    for i in range(1):
+        with T.block("b"):
+            vi = T.axis.spatial(1, i)
+            tmp[0, 0] = A[vi]
+)");
+  CHECK(jitError(big, {TirArg(int64_t(1) << 20), zeros({1})}) == "buffer 'tmp' is too large to allocate");
+  CHECK(jitError(big, {TirArg(4), zeros({1})}) == "");
+}
+
+TEST_CASE("llvm kernels: unsupported constructs are errors, not crashes", "[llvm]") {
+  auto ext = parsePrim(R"(@T.prim_func(private=True)
+def ext(A: T.Buffer((4,), "float32")):
+    A[0] = T.call_extern("float32", "my_special_fn", A[1])
+)");
+  CHECK(contains(jitError(ext, {zeros({4})}), "my_special_fn"));
+  auto base = parsePrim(R"(@T.prim_func(private=True)
+def base(A: T.Buffer((4,), "float32")):
+    A[0] = T.exp(A[1])
+)");
+  const BufferRef& buf = *base->bufferOf(base->params[0]);
+  auto load = make<BufferLoad>(DataType::float32(), buf, std::vector<PrimExpr>{intImm(1, DataType::int32())});
+  auto g = make<PrimFunc>();
+  g->params = base->params;
+  g->bufferMap = base->bufferMap;
+  g->body = make<BufferStore>(buf, make<PrimCall>(DataType::float32(), "tir.frobnicate", std::vector<PrimExpr>{load}), std::vector<PrimExpr>{intImm(0, DataType::int32())});
+  CHECK(contains(jitError(g, {zeros({4})}), "unsupported TIR intrinsic 'tir.frobnicate'"));
+  auto vec = parsePrim(R"(@T.prim_func(private=True)
+def v(A: T.Buffer((4,), "float32x4")):
+    A[0] = T.Broadcast(T.float32(1.0), 4)
+)");
+  CHECK(contains(jitError(vec, {zeros({4})}), "float32x4"));
+}
+
+TEST_CASE("llvm kernels: structurally equal PrimFuncs compile once per process", "[llvm]") {
+  const char* text = R"(@T.prim_func(private=True)
+def scale(var_A: T.handle, var_B: T.handle):
+    n = T.int64()
+    A = T.match_buffer(var_A, (n,))
+    B = T.match_buffer(var_B, (n,))
+    for i in range(n):
+        B[i] = A[i] * T.float32(3.0)
+)";
+  auto f1 = parsePrim(text), f2 = parsePrim(text);
+  REQUIRE(f1.get() != f2.get());
+  int64_t before = kernelCompileCount();
+  auto k1 = compileKernel(f1, "scale");
+  auto k2 = compileKernel(f2, "another_name");
+  REQUIRE(k1.ok());
+  REQUIRE(k2.ok());
+  CHECK(*k1 == *k2);
+  CHECK(kernelCompileCount() == before + 1);
+  auto g = parsePrim(std::string(text).replace(std::string(text).find("3.0"), 3, "4.0"));
+  auto k3 = compileKernel(g, "scale");
+  REQUIRE(k3.ok());
+  CHECK(*k3 != *k1);
+  CHECK(kernelCompileCount() == before + 2);
+}
+
+TEST_CASE("llvm kernels: --emit=llvm and --emit=asm text", "[llvm]") {
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def add(A: T.Buffer((T.int64(1024),), "float32"), B: T.Buffer((T.int64(1024),), "float32"), C: T.Buffer((T.int64(1024),), "float32")):
+    T.func_attr({"tir.noalias": True})
+    for i in range(T.int64(1024)):
+        C[i] = A[i] + B[i]
+)");
+  auto ir = emitLLVM(*f, "add_kernel");
+  REQUIRE(ir.ok());
+  CHECK(contains(*ir, "@add_kernel(ptr"));
+  CHECK(contains(*ir, "x float>"));  // the loop is vectorized
+  auto asmText = emitAsm(*f, "add_kernel");
+  REQUIRE(asmText.ok());
+  CHECK(contains(*asmText, "add_kernel:"));
+}
