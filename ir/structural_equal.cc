@@ -312,7 +312,7 @@ class Equal {
     bool ok = exprs("params", a->params, b->params) &&
               list("buffer_map", a->bufferMap, b->bufferMap, [&](auto& x, auto& y) { return any(x.first.get(), y.first.get()) && defineBuffer(x.second.get(), y.second.get()); });
     --defCtx_;
-    return ok && at("body", opt(a->body.get(), b->body.get())) && at("attrs", opt(a->attrs.get(), b->attrs.get()));
+    return ok && dtype("ret_type", a->retType, b->retType) && at("body", opt(a->body.get(), b->body.get())) && at("attrs", opt(a->attrs.get(), b->attrs.get()));
   }
 
   bool expr(const Object* a, const Object* b) {
@@ -609,6 +609,7 @@ class Hasher {
           h = mix(h, defineBuffer(b.get()));
         }
         --defCtx_;
+        h = mix(h, hashDtype(f->retType));
         return mix(mix(h, any(f->body.get())), any(f->attrs.get()));
       }
       case NodeKind::VarBinding:

@@ -133,6 +133,7 @@ class PrimFunc final : public ExprNode {
   std::vector<std::pair<PrimVarRef, BufferRef>> bufferMap;  // in param order
   Stmt body;
   AttrsRef attrs;  // null or dict
+  DataType retType = DataType::void_();  // `-> T.int64` (a host function returning via T.ret)
   const BufferRef* bufferOf(const PrimVarRef& param) const {
     for (auto& [p, b] : bufferMap)
       if (p == param) return &b;

@@ -23,6 +23,13 @@ struct FuncDecl {
   bool isPrivate = false;
 };
 
+// The dtype of a `-> T.int64` PrimFunc return annotation, or nullopt.
+std::optional<DataType> scalarAnnotation(const std::string& dotted) {
+  if (dotted.rfind("T.", 0) != 0) return std::nullopt;
+  auto t = DataType::parse(dotted.substr(2));
+  return t && !t->isVoid() ? t : std::nullopt;
+}
+
 // Reads the decorator of a module function; an Error for anything unknown.
 Result<FuncDecl> classifyDef(const ast::Stmt* def) {
   FuncDecl d{def, FuncDecl::Relax};
@@ -140,6 +147,9 @@ class ModuleParser {
           continue;
         }
         gv->sinfo = s.value();
+      } else if (auto ret = d.def->returns ? scalarAnnotation(d.def->returns->dottedName()) : std::nullopt) {
+        // A host function returning a scalar (`-> T.int64`): calls of it are pure values of that dtype.
+        gv->sinfo = make<FuncSInfo>(std::nullopt, make<PrimSInfo>(*ret), true);
       } else {
         gv->sinfo = primFuncSInfo();
       }

@@ -295,7 +295,8 @@ bool hasSideEffect(const Stmt& s) {
 }  // namespace tirbuild
 
 // The Relax view of a PrimFunc, as TVM's PrimFunc constructor sets it: buffer params are tensors
-// of their (int64) shape, handles objects, scalars prims; the result is void (R.Tuple()).
+// of their (int64) shape, handles objects, scalars prims; the result is void (R.Tuple()), or the
+// scalar a `-> T.int64` function returns.
 StructInfo primFuncSInfo(const PrimFunc& f) {
   using namespace tirbuild;
   std::vector<StructInfo> params;
@@ -310,7 +311,8 @@ StructInfo primFuncSInfo(const PrimFunc& f) {
       params.push_back(make<PrimSInfo>(p->dtype));
     }
   }
-  return make<FuncSInfo>(std::move(params), voidSInfo(), !hasSideEffect(f.body));
+  StructInfo ret = f.retType.isVoid() ? voidSInfo() : StructInfo(make<PrimSInfo>(f.retType));
+  return make<FuncSInfo>(std::move(params), ret, !hasSideEffect(f.body));
 }
 
 using tirbuild::Place;
@@ -324,7 +326,12 @@ PrimFuncRef buildPrimFunc(const TirBuildInput& in, DiagnosticEngine& diag) {
   auto func = make<PrimFunc>();
   b.func = func;
   b.scope.push();
-  if (def->returns) b.error("return annotations are not supported on T.prim_func", def->returns->span);
+  if (def->returns) {
+    // A host function returning a scalar through T.ret (ComputePrimValue's compute_symbolic_expr).
+    auto t = b.annotationDtype(def->returns);
+    if (t) func->retType = *t;
+    else b.error("a T.prim_func returns a scalar type such as T.int64", def->returns->span);
+  }
 
   for (auto& p : def->params) {
     if (!p.annotation) {

@@ -373,6 +373,12 @@ struct Evaluator {
         return Error("T.reinterpret needs a dtype of the value's width (" + x->dtype.str() + " has " + std::to_string(x->dtype.bits) + " bits)", e->span);
       return PrimExpr(make<PrimCall>(*t, "tir.reinterpret", std::vector<PrimExpr>{x}));
     }
+    // T.ret(x): a host function's result (ComputePrimValue), of x's dtype.
+    if (callee == "T.ret") {
+      RLX_TRY(args, evalArgs(e));
+      if (args.size() != 1) return Error("T.ret takes one value", e->span);
+      return PrimExpr(make<PrimCall>(args[0]->dtype, "tir.ret", args));
+    }
     // Math intrinsics: T.exp(x) etc. keep the argument's dtype; predicates return bool.
     static const char* unaryMath[] = {"exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "sin", "cos", "tan", "sinh", "cosh",
                                       "asin", "acos", "atan", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "fabs", "nearbyint", "clz", "popcount",

@@ -273,7 +273,8 @@ void TirPrinter::printFunction(const std::string& name) {
     }
     paramDocs.push_back(defineVar(*p) + ": " + typeAnnotation(p->dtype));
   }
-  ctx.line("def " + name + "(" + join(paramDocs) + "):");
+  std::string ret = func.retType.isVoid() ? "" : " -> " + typeAnnotation(func.retType);
+  ctx.line("def " + name + "(" + join(paramDocs) + ")" + ret + ":");
   ctx.indent++;
   if (func.attrs && !func.attrs->fields.empty()) {
     AttrsRef shown = func.attrs;
