@@ -55,11 +55,14 @@ const CommandDoc kCommands[] = {
     {":diff", ":diff @A @B [FUNC]", "unified diff between two states"},
     {":eq", ":eq @A @B", "structural equality of two states (or the first mismatch)"},
     {":passes", ":passes [PATTERN]", "list passes with their opt level and summary"},
-    {":set", ":set opt_level N | verify on|off | color on|off | scope FUNC[,FUNC..]|all", "session options (scope: functions that function passes change)"},
+    {":set", ":set opt_level N | verify on|off | color on|off | scope FUNC[,FUNC..]|all | run-pipeline P | kernels interpret|compiled",
+     "session options (scope: functions that function passes change; run-pipeline: how :run lowers, default O2)"},
     {":focus", ":focus [FUNC]", "limit shown diffs to one function (no argument: all)"},
     {":step", ":step [PIPELINE]", "queue a pipeline, then apply its passes one per :step (an empty line steps again)"},
     {":source", ":source FILE", "run the commands in FILE"},
-    {":time", ":time", "toggle printing how long each pass took"},
+    {":run", ":run [FUNC] [INPUT | NAME=INPUT ...]", "run FUNC (default main) on the VM; inputs: x.npy, rand(2, 3), zeros(..), [[1, 2]], 3 (missing: random)"},
+    {":time", ":time [FUNC [INPUT ...]]", "median/min time of FUNC on the VM; without FUNC: toggle pass timing"},
+    {":bytecode", ":bytecode [FUNC]", "the VM bytecode of the current state (lowered when needed)"},
     {":save", ":save FILE", "write the current state (atomically)"},
     {":save-test", ":save-test FILE", "write a golden test: input @0, the pipeline applied, expected output"},
     {":help", ":help [COMMAND]", "this help"},
@@ -263,20 +266,26 @@ bool Session::command(const std::string& line) {
     if (!rest.empty()) {
       auto passes = parsePipeline(rest);
       if (!passes.ok()) return error(passes.error().message), true;
-      // Keep the written text of each pass (with its options) so it re-parses as one step.
+      // Keep the written text of each pass (with its options) so it re-parses as one step;
+      // presets (O2, build, ...) expand to their passes, so each is a step of its own.
       stepQueue_.clear();
-      int depth = 0;
-      std::string cur;
-      for (char c : rest + ",") {
-        if (c == '(' || c == '[') ++depth;
-        if (c == ')' || c == ']') --depth;
-        if (c == ',' && depth == 0) {
-          if (!trim(cur).empty()) stepQueue_.push_back(trim(cur));
-          cur.clear();
-        } else {
-          cur += c;
+      std::function<void(const std::string&)> queue = [&](const std::string& text) {
+        int depth = 0;
+        std::string cur;
+        for (char c : text + ",") {
+          if (c == '(' || c == '[') ++depth;
+          if (c == ')' || c == ']') --depth;
+          if (c == ',' && depth == 0) {
+            std::string item = trim(cur);
+            if (const char* preset = presetPipeline(item)) queue(preset);
+            else if (!item.empty()) stepQueue_.push_back(item);
+            cur.clear();
+          } else {
+            cur += c;
+          }
         }
-      }
+      };
+      queue(rest);
       print("queued " + std::to_string(stepQueue_.size()) + " passes; :step (or an empty line) applies the next\n");
       lastWasStep_ = true;
       return true;
@@ -300,6 +309,8 @@ bool Session::command(const std::string& line) {
     finish();
     --sourceDepth_;
     if (!go) return false;
+  } else if (cmd == ":run" || cmd == ":bytecode" || (cmd == ":time" && w.size() > 1)) {
+    runCommand(cmd, rest);
   } else if (cmd == ":time") {
     timePasses_ = !timePasses_;
     print(std::string("pass timing ") + (timePasses_ ? "on" : "off") + "\n");
@@ -338,12 +349,14 @@ bool Session::command(const std::string& line) {
         if (*p.options) print(std::string(34, ' ') + "options: " + p.options + "\n");
       }
   } else if (cmd == ":set") {
-    const char* usage = "usage: :set opt_level N | verify on|off | color on|off | scope FUNC[,FUNC..]|all";
+    const char* usage = "usage: :set opt_level N | verify on|off | color on|off | scope FUNC[,FUNC..]|all | run-pipeline P | kernels interpret|compiled";
     if (w.size() != 3) return error(usage), true;
     if (w[1] == "opt_level" && w[2].find_first_not_of("0123456789") == std::string::npos) optLevel_ = std::stoi(w[2]);
     else if (w[1] == "verify" && (w[2] == "on" || w[2] == "off")) verify_ = w[2] == "on";
     else if (w[1] == "color" && (w[2] == "on" || w[2] == "off")) color = w[2] == "on";
     else if (w[1] == "scope") return setScope(w[2]), true;
+    else if (w[1] == "run-pipeline") runPipeline_ = w[2];
+    else if (w[1] == "kernels" && (w[2] == "interpret" || w[2] == "compiled")) interpretKernels_ = w[2] == "interpret";
     else return error(usage), true;
     print(w[1] + " = " + w[2] + "\n");
   } else if (cmd == ":focus") {
@@ -477,7 +490,7 @@ std::vector<std::string> Session::complete(const std::string& lineSoFar) const {
   } else if (const PassEntry* pass = passBeingConfigured(lineSoFar, start)) {
     for (auto& o : passOptionNames(*pass)) offer(o + "=");
   } else if (first == ":set" && start > 0 && lineSoFar.find(' ', first.size() + 1) == std::string::npos) {
-    for (const char* o : {"opt_level", "verify", "color", "scope"}) offer(o);
+    for (const char* o : {"opt_level", "verify", "color", "scope", "run-pipeline", "kernels"}) offer(o);
   } else {
     for (auto& p : passRegistry()) offer(p.name);
     for (const char* p : {"O0", "O1", "O2", "O3", "build", "build_fused"}) offer(p);

@@ -2,10 +2,19 @@
 // undo/redo, and the command language shared by the prompt, pipes, scripts and `-e`.
 #pragma once
 #include <functional>
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ir/module.h"
+#include "ir/expr.h"
+#include "runtime/value.h"
+
+namespace rlx {
+struct PreparedModule;
+}
 
 namespace rlx::repl {
 
@@ -48,6 +57,16 @@ class Session {
   bool lastWasStep_ = false;            // an empty line repeats :step
   bool timePasses_ = false;
   int sourceDepth_ = 0;
+
+  // Execution (repl/run_commands.cc): :run, :time FUNC, :bytecode.
+  struct RunCache;
+  std::shared_ptr<RunCache> runCache_;
+  std::string runPipeline_ = "O2";  // :set run-pipeline
+  bool interpretKernels_ = false;   // :set kernels interpret|compiled
+  void runCommand(const std::string& cmd, const std::string& rest);
+  const PreparedModule* prepared();
+  std::set<std::string> appliedPasses() const;
+  std::optional<std::vector<vm::Value>> runInputs(const Function& fn, const std::vector<std::string>& specs);
 
   void print(const std::string& s) { out_(s); }
   void error(const std::string& s) { out_("error: " + s + "\n"); }

@@ -16,25 +16,41 @@ constexpr size_t kLineWidth = 75;
 
 struct FloatStyle {
   bool scientific = false;
-  int precision = 0;  // fraction digits used by the longest element (fixed mode)
+  int precision = 0;  // fraction digits: the most any element needs (fixed: padded with spaces, scientific: zeros)
 };
 
-// The shortest fixed text of v with at most 8 fraction digits ("2.5", "3.", "0.1").
-std::string fixedText(double v, int maxDigits = 8) {
-  std::string s = fmt::format("{:.{}f}", v, maxDigits);
-  size_t dot = s.find('.');
+// The value `v` as the array's dtype holds it (so float32 digits are those of the float32 value).
+double roundTrip(double v, DataType t) {
+  if (t.bits == 16 && t.code == DataType::Float) return halfToFloat(floatToHalf(float(v)));
+  if (t.bits == 16 && t.code == DataType::BFloat) return bfloat16ToFloat(floatToBfloat16(float(v)));
+  if (t.bits <= 32) return double(float(v));
+  return v;
+}
+
+// The fewest digits (at most 8, numpy's default precision) after the point, in fixed or scientific
+// notation, that read back as the same value of dtype `t` — numpy's 'maxprec' float mode.
+int digitsNeeded(double v, DataType t, bool scientific) {
+  for (int d = 0; d < 8; ++d) {
+    std::string s = scientific ? fmt::format("{:.{}e}", v, d) : fmt::format("{:.{}f}", v, d);
+    if (roundTrip(std::strtod(s.c_str(), nullptr), t) == v) return d;
+  }
+  return 8;
+}
+
+// Fixed text with `d` fraction digits, trailing zeros dropped ("2.5", "3.").
+std::string fixedText(double v, int d = 8) {
+  std::string s = fmt::format("{:.{}f}", v, d);
+  if (s.find('.') == std::string::npos) return s + ".";
   size_t end = s.find_last_not_of('0');
-  if (end != std::string::npos && end >= dot) s.erase(std::max(end, dot) + 1);
+  s.erase(end + 1);
   return s;
 }
 
-std::string sciText(double v) {
-  std::string s = fmt::format("{:.8e}", v);  // 1.23450000e+03
-  size_t e = s.find('e');
-  std::string mant = s.substr(0, e), exp = s.substr(e);
-  size_t end = mant.find_last_not_of('0');
-  mant.erase(end + 1);
-  return mant + exp;
+// Scientific text with exactly `d` mantissa digits after the point ("1.50e-06").
+std::string sciText(double v, int d) {
+  std::string s = fmt::format("{:.{}e}", v, d);
+  if (d == 0) s.insert(s.find('e'), ".");
+  return s;
 }
 
 std::string nonFinite(double v) { return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"); }
@@ -45,7 +61,7 @@ class ArrayPrinter {
 
   std::string print() {
     std::string prefix = "array(";
-    std::string body = a_.shape.empty() ? element(0) : nested(0, 0, prefix.size());
+    std::string body = a_.shape.empty() ? element(0) : a_.numel() == 0 ? "[]" : nested(0, 0, prefix.size());
     std::string suffix;
     bool defaultType = a_.dtype == DataType::float64() || a_.dtype == DataType::int64() || a_.dtype.isBool();
     if (!defaultType || a_.numel() == 0) suffix = ", dtype=" + a_.dtype.str();
@@ -59,27 +75,41 @@ class ArrayPrinter {
 
  private:
   bool shown(int64_t i, int64_t n) const { return !summarize_ || n <= 2 * kEdgeItems || i < kEdgeItems || i >= n - kEdgeItems; }
+  // Whether flat element `flat` is printed (numpy formats only the printed elements).
+  bool shownFlat(int64_t flat) const {
+    for (size_t d = a_.shape.size(); d-- > 0;) {
+      if (!shown(flat % a_.shape[d], a_.shape[d])) return false;
+      flat /= a_.shape[d];
+    }
+    return true;
+  }
 
   void chooseStyle() {
     if (!a_.dtype.isFloat()) {
-      for (int64_t i = 0; i < a_.numel(); ++i) width_ = std::max(width_, raw(i).size());
+      for (int64_t i = 0; i < a_.numel(); ++i)
+        if (shownFlat(i)) width_ = std::max(width_, raw(i).size());
       return;
     }
     double maxAbs = 0, minAbs = INFINITY;
     for (int64_t i = 0; i < a_.numel(); ++i) {
       double v = a_.getDouble(i);
-      if (!std::isfinite(v)) continue;
+      if (!std::isfinite(v) || !shownFlat(i)) continue;
       maxAbs = std::max(maxAbs, std::fabs(v));
       if (v != 0) minAbs = std::min(minAbs, std::fabs(v));
     }
-    style_.scientific = maxAbs >= 1e8 || (minAbs < 1e-4 && minAbs != INFINITY) || (maxAbs > 0 && minAbs != INFINITY && maxAbs / minAbs > 1e3 && minAbs < 1e-4);
+    style_.scientific = maxAbs >= 1e8 || (minAbs < 1e-4 && minAbs != INFINITY) || (minAbs != INFINITY && maxAbs / minAbs > 1e3);
     for (int64_t i = 0; i < a_.numel(); ++i) {
+      double v = a_.getDouble(i);
+      if (std::isfinite(v) && shownFlat(i)) style_.precision = std::max(style_.precision, digitsNeeded(v, a_.dtype, style_.scientific));
+    }
+    for (int64_t i = 0; i < a_.numel(); ++i) {
+      if (!shownFlat(i)) continue;
       std::string s = raw(i);
       size_t dot = s.find('.');
-      if (!style_.scientific && dot != std::string::npos) style_.precision = std::max(style_.precision, int(s.size() - dot - 1));
       intWidth_ = std::max(intWidth_, dot == std::string::npos ? s.size() : dot);
     }
-    for (int64_t i = 0; i < a_.numel(); ++i) width_ = std::max(width_, element(i).size());
+    for (int64_t i = 0; i < a_.numel(); ++i)
+      if (shownFlat(i)) width_ = std::max(width_, element(i).size());
   }
 
   std::string raw(int64_t i) const {
@@ -87,7 +117,7 @@ class ArrayPrinter {
     if (!a_.dtype.isFloat()) return std::to_string(a_.getInt(i));
     double v = a_.getDouble(i);
     if (!std::isfinite(v)) return nonFinite(v);
-    return style_.scientific ? sciText(v) : fixedText(v);
+    return style_.scientific ? sciText(v, style_.precision) : fixedText(v, style_.precision);
   }
 
   // One element padded: integers right-aligned; floats aligned on the decimal point.
@@ -97,7 +127,7 @@ class ArrayPrinter {
     size_t dot = s.find('.');
     size_t intPart = dot == std::string::npos ? s.size() : dot;
     std::string out = std::string(intWidth_ > intPart ? intWidth_ - intPart : 0, ' ') + s;
-    if (!style_.scientific && dot != std::string::npos) out.append(size_t(style_.precision) - (s.size() - dot - 1), ' ');
+    if (!style_.scientific && dot != std::string::npos) out.append(size_t(style_.precision) - std::min(size_t(style_.precision), s.size() - dot - 1), ' ');
     else if (!style_.scientific && dot == std::string::npos) out.append(size_t(style_.precision) + 1, ' ');  // nan / inf
     return width_ > out.size() ? out + std::string(width_ - out.size(), ' ') : out;
   }
@@ -171,7 +201,7 @@ std::string formatValue(const vm::Value& v) {
       return out + (v.fields().size() == 1 ? ",)" : ")");
     }
     case vm::Value::Int: return std::to_string(v.i);
-    case vm::Value::Float: return fixedText(v.f, 17);
+    case vm::Value::Float: return fmt::format("{}", v.f);
     case vm::Value::Str: return "\"" + v.str() + "\"";
     case vm::Value::Shape: {
       std::string dims;
