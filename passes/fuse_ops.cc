@@ -566,14 +566,15 @@ class OperatorFusor : public ExprMutator {
 
 Result<Pass> createFuseOpsPass(PassOptions& options) {
   int level = int(options.integer("fuse_opt_level").value_or(-1));
-  size_t maxDepth = size_t(options.integer("max_depth").value_or(kMaxFusedOps));
+  int64_t maxDepth = options.integer("max_depth").value_or(int64_t(kMaxFusedOps));
+  if (maxDepth < 1) return Error("FuseOps: max_depth must be at least 1, got " + std::to_string(maxDepth));
   return Pass({"FuseOps", 0, {}}, [level, maxDepth](const IRModuleRef& mod, const PassContext& ctx) -> Result<IRModuleRef> {
     fusion::ForwardGraph graph;
     std::unordered_map<const Object*, size_t> index;
     GraphCreator creator(*mod, graph, index);
     for (auto& e : mod->functions)
       if (isFusionTarget(e.func)) creator.addFunction(*e.func.as<Function>());
-    fusion::Partition part = fusion::partitionGraph(graph, level == -1 ? ctx.optLevel : level, maxDepth);
+    fusion::Partition part = fusion::partitionGraph(graph, level == -1 ? ctx.optLevel : level, size_t(maxDepth));
     IRModuleRef out = mod;
     NameSupply names;
     for (auto& e : mod->functions) {
