@@ -91,6 +91,12 @@ class Codegen {
 
   // stmt.cc
   void exec(const Stmt& s);
+  // Iterations [begin, end) of `f`, its variable being min + the counter.
+  void emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Value* end);
+  // parallel.cc: a T.parallel loop as a function of an iteration range, run by rlx_parallel_for.
+  void execParallelFor(const For& f, const TV& lo, llvm::Value* extent);
+  // entry.cc: whether buffer pointers may be marked noalias (the PrimFunc's tir.noalias).
+  bool noAlias() const;
 
   // Binds `v` for the lifetime of the returned guard (restoring any outer binding).
   class ScopedVar {
@@ -116,7 +122,8 @@ class Codegen {
   void emitEntry(const std::string& symbol);
   llvm::Function* emitBody(const std::string& symbol, const std::vector<const PrimVar*>& entryVars);
 
-  std::unordered_map<const PrimVar*, std::string> origins_;  // where each entry var got its value
+  std::unordered_map<const PrimVar*, std::string> origins_;
+  int parallelLoops_ = 0;  // where each entry var got its value
 };
 
 }  // namespace rlx::codegen

@@ -1,5 +1,5 @@
 // The host JIT: one ORC LLJIT per process targeting the host CPU (getHostCPUName + host features),
-// the new pass manager's O3 pipeline without fast-math, and the --emit=llvm/asm text forms.
+// the CPU schedule, the new pass manager's O3 pipeline without fast-math, and --emit=llvm/asm text.
 #include "runtime/llvm/engine.h"
 
 #include <mutex>
@@ -16,6 +16,8 @@
 
 #include "runtime/llvm/codegen.h"
 #include "runtime/llvm/jit.h"
+#include "runtime/llvm/schedule.h"
+#include "runtime/llvm/thread_pool.h"
 
 namespace rlx::codegen {
 
@@ -56,6 +58,10 @@ Host& host() {
       return r;
     }
     r.jit->getMainJITDylib().addGenerator(std::move(*symbols));
+    // ... and the thread pool's entry point, which an executable does not export.
+    llvm::orc::SymbolMap runtime;
+    runtime[r.jit->mangleAndIntern("rlx_parallel_for")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_parallel_for), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    if (auto e = r.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) r.error = toError(std::move(e), "cannot define the JIT's runtime symbols");
     return r;
   }();
   return h;
@@ -88,14 +94,16 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
 
 }  // namespace
 
-Result<BuiltModule> buildOptimized(const PrimFunc& func, const std::string& symbol) {
+Result<BuiltModule> buildOptimized(const PrimFuncRef& func, const std::string& symbol) {
   RLX_TRY(tm, hostMachine());
   BuiltModule out;
   out.ctx = std::make_unique<llvm::LLVMContext>();
   out.mod = std::make_unique<llvm::Module>(symbol, *out.ctx);
   out.mod->setDataLayout(tm->createDataLayout());
   out.mod->setTargetTriple(tm->getTargetTriple().str());
-  Codegen cg(*out.mod, func);
+  // The CPU schedule (parallel outer loops) first; codegen then compiles what it says.
+  PrimFuncRef scheduled = scheduleForCpu(func);
+  Codegen cg(*out.mod, *scheduled);
   RLX_TRY_STATUS(cg.generate(symbol));
   out.messages = std::move(cg.messages);
   for (llvm::Function& f : *out.mod) {
@@ -124,7 +132,7 @@ Result<RlxKernelFn> addToJit(BuiltModule built, const std::string& symbol) {
 
 namespace rlx {
 
-Result<std::string> emitLLVM(const PrimFunc& func, const std::string& symbol) {
+Result<std::string> emitLLVM(const PrimFuncRef& func, const std::string& symbol) {
   RLX_TRY(built, codegen::buildOptimized(func, symbol));
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -132,7 +140,7 @@ Result<std::string> emitLLVM(const PrimFunc& func, const std::string& symbol) {
   return os.str();
 }
 
-Result<std::string> emitAsm(const PrimFunc& func, const std::string& symbol) {
+Result<std::string> emitAsm(const PrimFuncRef& func, const std::string& symbol) {
   RLX_TRY(built, codegen::buildOptimized(func, symbol));
   RLX_TRY(tm, codegen::hostMachine());
   llvm::SmallString<0> text;

@@ -21,8 +21,9 @@ struct BuiltModule {
   std::vector<std::string> messages;
 };
 
-// Generates `func` as `symbol`, verifies the module and runs the O3 pipeline for the host.
-Result<BuiltModule> buildOptimized(const PrimFunc& func, const std::string& symbol);
+// Schedules `func` for the CPU, generates it as `symbol`, verifies the module and runs the O3
+// pipeline for the host.
+Result<BuiltModule> buildOptimized(const PrimFuncRef& func, const std::string& symbol);
 
 // Compiles the module to machine code in the process-wide JIT and returns `symbol`'s address.
 Result<RlxKernelFn> addToJit(BuiltModule built, const std::string& symbol);

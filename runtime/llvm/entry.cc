@@ -6,15 +6,11 @@
 
 namespace rlx::codegen {
 
-namespace {
-
-bool hasNoAlias(const PrimFunc& f) {
-  if (!f.attrs) return false;
-  const Attr* a = f.attrs->find("tir.noalias");
+bool Codegen::noAlias() const {
+  if (!func.attrs) return false;
+  const Attr* a = func.attrs->find("tir.noalias");
   return a && *a && (((*a)->kind == AttrValue::Bool && (*a)->b) || ((*a)->kind == AttrValue::Int && (*a)->i != 0));
 }
-
-}  // namespace
 
 void Codegen::bindOrCheck(const PrimExpr& e, llvm::Value* value, const std::string& what) {
   auto v = e.as<PrimVar>();
@@ -44,9 +40,8 @@ llvm::Function* Codegen::emitBody(const std::string& symbol, const std::vector<c
   }
   for (auto* v : entryVars) types.push_back(computeType(v->dtype));
   auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), types, false), llvm::Function::InternalLinkage, symbol + "_body", mod);
-  bool noalias = hasNoAlias(func);
   for (size_t i = 0; i < params.size(); ++i)
-    if (noalias) fn->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
+    if (noAlias()) fn->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
   vars.clear();
   for (size_t j = 0; j < entryVars.size(); ++j) vars[entryVars[j]] = {fn->getArg(unsigned(params.size() + j))};

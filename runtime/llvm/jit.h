@@ -37,7 +37,7 @@ int64_t kernelCompileCount();
 Status runKernel(const CompiledKernel& kernel, const PrimFunc& func, const std::vector<TirArg>& args);
 
 // The optimized LLVM IR text / host assembly of `func` as `symbol` (for --emit=llvm / --emit=asm).
-Result<std::string> emitLLVM(const PrimFunc& func, const std::string& symbol = "kernel");
-Result<std::string> emitAsm(const PrimFunc& func, const std::string& symbol = "kernel");
+Result<std::string> emitLLVM(const PrimFuncRef& func, const std::string& symbol = "kernel");
+Result<std::string> emitAsm(const PrimFuncRef& func, const std::string& symbol = "kernel");
 
 }  // namespace rlx

@@ -51,7 +51,7 @@ Result<const CompiledKernel*> compileKernel(const PrimFuncRef& func, const std::
     if (structuralEqual(it->second.func, func)) return static_cast<const CompiledKernel*>(it->second.kernel.get());
   auto kernel = std::make_unique<CompiledKernel>();
   kernel->symbol = uniqueSymbol(symbol, c.compiles);
-  RLX_TRY(built, codegen::buildOptimized(*func, kernel->symbol));
+  RLX_TRY(built, codegen::buildOptimized(func, kernel->symbol));
   kernel->messages = built.messages;
   RLX_TRY(fn, codegen::addToJit(std::move(built), kernel->symbol));
   kernel->fn = fn;

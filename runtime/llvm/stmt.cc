@@ -1,5 +1,6 @@
 // LLVM codegen, statements: loops, blocks (iter vars, T.where, init, alloc_buffer, match_buffer),
-// stores, lets, asserts and conditionals, with runPrimFunc's semantics. Every loop kind runs serially.
+// stores, lets, asserts and conditionals, with runPrimFunc's semantics. T.parallel loops go to
+// parallel.cc; every other loop kind runs serially.
 #include <algorithm>
 #include <memory>
 
@@ -92,9 +93,14 @@ void Codegen::exec(const Stmt& s) {
 
 void Codegen::execFor(const For& f) {
   DataType t = f.loopVar->dtype;
-  if (!t.isIntegral() || t.isBool()) return fail("loop variable '" + f.loopVar->name + "' has dtype " + t.str());
+  if (!t.isIntegral() || t.isBool()) fail("loop variable '" + f.loopVar->name + "' has dtype " + t.str());
   TV lo = cast(emit(f.min), t);
   llvm::Value* extent = emitI64(f.extent);
+  if (f.loopKind == For::Parallel) return execParallelFor(f, lo, extent);
+  emitLoop(f, lo, b.getInt64(0), extent);
+}
+
+void Codegen::emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Value* end) {
   llvm::Function* fn = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* pre = b.GetInsertBlock();
   auto* header = llvm::BasicBlock::Create(ctx, "for_" + f.loopVar->name, fn);
@@ -102,13 +108,13 @@ void Codegen::execFor(const For& f) {
   auto* exit = llvm::BasicBlock::Create(ctx, "for_end", fn);
   b.CreateBr(header);
   b.SetInsertPoint(header);
-  // A counter from 0 to extent; the loop variable is min + counter, wrapped to its dtype.
+  // A counter from begin to end; the loop variable is min + counter, wrapped to its dtype.
   llvm::PHINode* k = b.CreatePHI(i64(), 2);
-  k->addIncoming(b.getInt64(0), pre);
-  b.CreateCondBr(b.CreateICmpSLT(k, extent), body, exit);
+  k->addIncoming(begin, pre);
+  b.CreateCondBr(b.CreateICmpSLT(k, end), body, exit);
   b.SetInsertPoint(body);
   {
-    ScopedVar bound(*this, f.loopVar.get(), {b.CreateAdd(lo.v, b.CreateTrunc(k, computeType(t)))});
+    ScopedVar bound(*this, f.loopVar.get(), {b.CreateAdd(lo.v, b.CreateTrunc(k, computeType(lo.t)))});
     exec(f.body);
   }
   k->addIncoming(b.CreateNUWAdd(k, b.getInt64(1)), b.GetInsertBlock());

@@ -404,11 +404,50 @@ def add(A: T.Buffer((T.int64(1024),), "float32"), B: T.Buffer((T.int64(1024),), 
     for i in range(T.int64(1024)):
         C[i] = A[i] + B[i]
 )");
-  auto ir = emitLLVM(*f, "add_kernel");
+  auto ir = emitLLVM(f, "add_kernel");
   REQUIRE(ir.ok());
   CHECK(contains(*ir, "@add_kernel(ptr"));
   CHECK(contains(*ir, "x float>"));  // the loop is vectorized
-  auto asmText = emitAsm(*f, "add_kernel");
+  auto asmText = emitAsm(f, "add_kernel");
   REQUIRE(asmText.ok());
   CHECK(contains(*asmText, "add_kernel:"));
+}
+
+TEST_CASE("llvm kernels: outer data-parallel loops run on the thread pool", "[llvm]") {
+  // Large enough to be split across threads; the reduction keeps its serial inner loop.
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def rowsum(var_A: T.handle, var_B: T.handle, var_C: T.handle):
+    T.func_attr({"tir.noalias": True})
+    n = T.int64()
+    A = T.match_buffer(var_A, (n, T.int64(512)))
+    B = T.match_buffer(var_B, (n,))
+    C = T.match_buffer(var_C, (n, T.int64(512)))
+    for i, k in T.grid(n, T.int64(512)):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0.0)
+            B[vi] = B[vi] + A[vi, vk]
+    for i, j in T.grid(n, T.int64(512)):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vi, vj] / B[vi]
+)");
+  auto ir = emitLLVM(f, "rowsum");
+  REQUIRE(ir.ok());
+  CHECK(contains(*ir, "rlx_parallel_for"));
+  for (int64_t n : {1, 7, 300})
+    CHECK(agree(f, {filled(DataType::float32(), {n, 512}, uint32_t(n)), zeros({n}), zeros({n, 512})}) == "");
+  // A loop whose blocks do not bind its variable stays serial (every iteration writes B[0]).
+  auto g = parsePrim(R"(@T.prim_func(private=True)
+def last(A: T.Buffer((T.int64(4096),), "float32"), B: T.Buffer((T.int64(1),), "float32")):
+    for i in range(T.int64(4096)):
+        with T.block("B"):
+            vi = T.axis.spatial(T.int64(1), T.int64(0))
+            B[vi] = A[i]
+)");
+  auto gir = emitLLVM(g, "last");
+  REQUIRE(gir.ok());
+  CHECK(!contains(*gir, "rlx_parallel_for"));
+  CHECK(agree(g, {filled(DataType::float32(), {4096}, 5), zeros({1})}) == "");
 }

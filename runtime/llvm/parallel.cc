@@ -1,0 +1,241 @@
+// LLVM codegen, parallel loops: the body becomes a function of an iteration range [begin, end) and
+// of the values in scope it uses (passed in a context of 8-byte slots), run by rlx_parallel_for.
+#include <unordered_set>
+
+#include "runtime/llvm/codegen.h"
+
+namespace rlx::codegen {
+
+namespace {
+
+// The variables and buffers a loop body refers to, in order of first use (so the generated code
+// does not depend on pointer values).
+struct Uses {
+  std::vector<const PrimVar*> vars;
+  std::vector<const Buffer*> buffers;
+  std::unordered_set<const void*> seen;
+
+  void var(const PrimVar* v) {
+    if (seen.insert(v).second) vars.push_back(v);
+  }
+  void buffer(const Buffer& b) {
+    if (!seen.insert(&b).second) return;
+    buffers.push_back(&b);
+    exprs(b.shape);
+    exprs(b.strides);
+    expr(b.elemOffset);
+  }
+  void exprs(const std::vector<PrimExpr>& es) {
+    for (auto& e : es) expr(e);
+  }
+  void expr(const PrimExpr& e) {
+    if (!e) return;
+    switch (e->kind()) {
+      case NodeKind::PrimVar: return var(static_cast<const PrimVar*>(e.get()));
+      case NodeKind::Not: return expr(static_cast<const PrimNot&>(*e).a);
+      case NodeKind::Select: {
+        auto& s = static_cast<const Select&>(*e);
+        expr(s.cond), expr(s.trueValue), expr(s.falseValue);
+        return;
+      }
+      case NodeKind::Cast: return expr(static_cast<const Cast&>(*e).value);
+      case NodeKind::PrimCall: return exprs(static_cast<const PrimCall&>(*e).args);
+      case NodeKind::BufferLoad: {
+        auto& l = static_cast<const BufferLoad&>(*e);
+        buffer(*l.buffer);
+        return exprs(l.indices);
+      }
+      case NodeKind::PrimLet: {
+        auto& l = static_cast<const PrimLet&>(*e);
+        expr(l.value), expr(l.body);
+        return;
+      }
+      case NodeKind::Ramp: {
+        auto& r = static_cast<const Ramp&>(*e);
+        expr(r.base), expr(r.stride);
+        return;
+      }
+      case NodeKind::Broadcast: return expr(static_cast<const Broadcast&>(*e).value);
+      default: break;
+    }
+    if (PrimBinary::classOf(e->kind())) {
+      auto& b = static_cast<const PrimBinary&>(*e);
+      expr(b.a), expr(b.b);
+    }
+  }
+  void stmt(const Stmt& s) {
+    if (!s) return;
+    switch (s->kind()) {
+      case NodeKind::BufferStore: {
+        auto& st = static_cast<const BufferStore&>(*s);
+        buffer(*st.buffer);
+        expr(st.value);
+        return exprs(st.indices);
+      }
+      case NodeKind::SeqStmt:
+        for (auto& x : static_cast<const SeqStmt&>(*s).seq) stmt(x);
+        return;
+      case NodeKind::For: {
+        auto& f = static_cast<const For&>(*s);
+        expr(f.min), expr(f.extent);
+        return stmt(f.body);
+      }
+      case NodeKind::IfThenElse: {
+        auto& i = static_cast<const IfThenElse&>(*s);
+        expr(i.cond), stmt(i.thenCase), stmt(i.elseCase);
+        return;
+      }
+      case NodeKind::LetStmt: {
+        auto& l = static_cast<const LetStmt&>(*s);
+        expr(l.value), stmt(l.body);
+        return;
+      }
+      case NodeKind::Evaluate: return expr(static_cast<const Evaluate&>(*s).value);
+      case NodeKind::AssertStmt: {
+        auto& a = static_cast<const AssertStmt&>(*s);
+        expr(a.cond), stmt(a.body);
+        return;
+      }
+      case NodeKind::BlockRealize: {
+        auto& r = static_cast<const BlockRealize&>(*s);
+        exprs(r.iterValues), expr(r.predicate);
+        return stmt(r.block);
+      }
+      case NodeKind::TirBlock: {
+        auto& b = static_cast<const TirBlock&>(*s);
+        for (auto& iv : b.iterVars) expr(iv.dom.min), expr(iv.dom.extent);
+        for (auto& buf : b.allocBuffers) buffer(*buf);
+        for (auto& mb : b.matchBuffers) {
+          buffer(*mb.source.buffer);
+          for (auto& r : mb.source.region) expr(r.min), expr(r.extent);
+          buffer(*mb.buffer);
+        }
+        stmt(b.init), stmt(b.body);
+        return;
+      }
+      default: return;
+    }
+  }
+};
+
+// Elements touched by one run of `s`, roughly; -1 when a loop extent is not a constant.
+int64_t workOf(const Stmt& s) {
+  if (!s) return 0;
+  switch (s->kind()) {
+    case NodeKind::SeqStmt: {
+      int64_t sum = 0;
+      for (auto& x : static_cast<const SeqStmt&>(*s).seq) {
+        int64_t w = workOf(x);
+        if (w < 0) return -1;
+        sum += w;
+      }
+      return sum;
+    }
+    case NodeKind::For: {
+      auto& f = static_cast<const For&>(*s);
+      auto c = asIntImm(f.extent);
+      int64_t inner = workOf(f.body);
+      if (!c || inner < 0) return -1;
+      return c->value * std::max<int64_t>(inner, 1);
+    }
+    case NodeKind::BlockRealize: return std::max<int64_t>(workOf(static_cast<const BlockRealize&>(*s).block->body), 1);
+    case NodeKind::LetStmt: return workOf(static_cast<const LetStmt&>(*s).body);
+    default: return 1;
+  }
+}
+
+}  // namespace
+
+void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
+  // 1. The values the body uses: variables in scope (each lane), buffer views, the loop's start.
+  Uses uses;
+  uses.stmt(f.body);
+  std::vector<llvm::Value*> captured;
+  std::vector<std::pair<const PrimVar*, size_t>> capturedVars;
+  for (const PrimVar* v : uses.vars) {
+    auto it = vars.find(v);
+    if (it == vars.end()) continue;
+    capturedVars.emplace_back(v, it->second.size());
+    captured.insert(captured.end(), it->second.begin(), it->second.end());
+  }
+  std::vector<const Buffer*> capturedBuffers;
+  std::vector<bool> isBase;
+  for (const Buffer* buf : uses.buffers) {
+    auto it = buffers.find(buf);
+    if (it == buffers.end()) continue;
+    capturedBuffers.push_back(buf);
+    const BufferBinding& view = it->second;
+    captured.push_back(view.base);
+    captured.insert(captured.end(), view.shape.begin(), view.shape.end());
+    captured.insert(captured.end(), view.strides.begin(), view.strides.end());
+    captured.push_back(view.offset);
+  }
+  captured.push_back(lo.v);
+
+  // 2. The range function: (captured..., begin, end) -> code, with noalias buffer pointers.
+  std::vector<llvm::Type*> types;
+  for (auto* v : captured) types.push_back(v->getType());
+  types.push_back(i64());
+  types.push_back(i64());
+  llvm::Function* caller = b.GetInsertBlock()->getParent();
+  std::string name = caller->getName().str() + "_parallel" + std::to_string(parallelLoops_++);
+  auto* range = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), types, false), llvm::Function::InternalLinkage, name + "_range", mod);
+  auto savedVars = vars;
+  auto savedBuffers = buffers;
+  auto savedHeap = std::move(heapBuffers);
+  heapBuffers.clear();
+  llvm::BasicBlock* callerBlock = b.GetInsertBlock();
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", range));
+  unsigned arg = 0;
+  vars.clear();
+  for (auto& [v, lanes] : capturedVars) {
+    std::vector<llvm::Value*> values;
+    for (size_t l = 0; l < lanes; ++l) values.push_back(range->getArg(arg++));
+    vars[v] = std::move(values);
+  }
+  buffers.clear();
+  for (const Buffer* buf : capturedBuffers) {
+    size_t rank = savedBuffers[buf].shape.size();
+    if (noAlias()) range->addParamAttr(arg, llvm::Attribute::NoAlias);
+    BufferBinding view{range->getArg(arg++), {}, {}, nullptr};
+    for (size_t k = 0; k < rank; ++k) view.shape.push_back(range->getArg(arg++));
+    for (size_t k = 0; k < rank; ++k) view.strides.push_back(range->getArg(arg++));
+    view.offset = range->getArg(arg++);
+    buffers[buf] = std::move(view);
+  }
+  TV rangeLo{range->getArg(arg++), lo.t};
+  llvm::Value* begin = range->getArg(arg++);
+  llvm::Value* end = range->getArg(arg++);
+  emitLoop(f, rangeLo, begin, end);
+  b.CreateRet(b.getInt32(0));
+
+  // 3. The chunk function the pool calls: (ctx, begin, end) unpacks the slots into a range call.
+  auto* chunk = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), i64(), i64()}, false), llvm::Function::InternalLinkage, name + "_chunk", mod);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", chunk));
+  std::vector<llvm::Value*> unpacked;
+  for (size_t i = 0; i < captured.size(); ++i) unpacked.push_back(b.CreateLoad(types[i], b.CreateConstInBoundsGEP1_64(i64(), chunk->getArg(0), i)));
+  unpacked.push_back(chunk->getArg(1));
+  unpacked.push_back(chunk->getArg(2));
+  b.CreateRet(b.CreateCall(range, unpacked));
+
+  // 4. Back in the caller: fill the context, run the loop on the pool, pass a failure code on.
+  vars = std::move(savedVars);
+  buffers = std::move(savedBuffers);
+  heapBuffers = std::move(savedHeap);
+  b.SetInsertPoint(callerBlock);
+  llvm::IRBuilder<> entry(&caller->getEntryBlock(), caller->getEntryBlock().begin());
+  auto* slots = entry.CreateAlloca(i64(), b.getInt64(std::max<size_t>(captured.size(), 1)), "parallel_ctx");
+  for (size_t i = 0; i < captured.size(); ++i) b.CreateStore(captured[i], b.CreateConstInBoundsGEP1_64(i64(), slots, i));
+  llvm::FunctionCallee parallelFor = mod.getOrInsertFunction("rlx_parallel_for", b.getInt32Ty(), b.getPtrTy(), b.getPtrTy(), i64(), i64());
+  llvm::Value* code = b.CreateCall(parallelFor, {chunk, slots, extent, b.getInt64(uint64_t(std::max<int64_t>(workOf(f.body), 0)))});
+  auto* failed = llvm::BasicBlock::Create(ctx, "parallel_failed", caller);
+  auto* ok = llvm::BasicBlock::Create(ctx, "parallel_ok", caller);
+  b.CreateCondBr(b.CreateICmpEQ(code, b.getInt32(0)), ok, failed);
+  b.SetInsertPoint(failed);
+  llvm::FunctionCallee freeFn = mod.getOrInsertFunction("free", b.getVoidTy(), b.getPtrTy());
+  for (llvm::Value* p : heapBuffers) b.CreateCall(freeFn, {p});
+  b.CreateRet(code);
+  b.SetInsertPoint(ok);
+}
+
+}  // namespace rlx::codegen

@@ -1,0 +1,146 @@
+// The CPU schedule: parallel outer loops. A loop qualifies when every block below it uses its
+// variable only as the exact binding of spatial iter vars (as T.axis.remap("S...") produces).
+#include "runtime/llvm/schedule.h"
+
+namespace rlx {
+
+namespace {
+
+bool mentions(const PrimExpr& e, const PrimVar* v);
+
+bool anyMentions(const std::vector<PrimExpr>& es, const PrimVar* v) {
+  for (auto& e : es)
+    if (mentions(e, v)) return true;
+  return false;
+}
+
+bool mentions(const PrimExpr& e, const PrimVar* v) {
+  if (!e) return false;
+  switch (e->kind()) {
+    case NodeKind::PrimVar: return e.get() == v;
+    case NodeKind::IntImm:
+    case NodeKind::FloatImm:
+    case NodeKind::TirStringImm: return false;
+    case NodeKind::Not: return mentions(static_cast<const PrimNot&>(*e).a, v);
+    case NodeKind::Select: {
+      auto& s = static_cast<const Select&>(*e);
+      return mentions(s.cond, v) || mentions(s.trueValue, v) || mentions(s.falseValue, v);
+    }
+    case NodeKind::Cast: return mentions(static_cast<const Cast&>(*e).value, v);
+    case NodeKind::PrimCall: return anyMentions(static_cast<const PrimCall&>(*e).args, v);
+    case NodeKind::BufferLoad: return anyMentions(static_cast<const BufferLoad&>(*e).indices, v);
+    case NodeKind::PrimLet: {
+      auto& l = static_cast<const PrimLet&>(*e);
+      return mentions(l.value, v) || mentions(l.body, v);
+    }
+    case NodeKind::Ramp: {
+      auto& r = static_cast<const Ramp&>(*e);
+      return mentions(r.base, v) || mentions(r.stride, v);
+    }
+    case NodeKind::Broadcast: return mentions(static_cast<const Broadcast&>(*e).value, v);
+    default: break;
+  }
+  if (PrimBinary::classOf(e->kind())) {
+    auto& b = static_cast<const PrimBinary&>(*e);
+    return mentions(b.a, v) || mentions(b.b, v);
+  }
+  return true;  // unknown: assume it does
+}
+
+// Whether running the iterations of the loop over `v` concurrently keeps `s`'s meaning.
+bool parallelSafe(const Stmt& s, const PrimVar* v) {
+  if (!s) return true;
+  switch (s->kind()) {
+    case NodeKind::SeqStmt:
+      for (auto& x : static_cast<const SeqStmt&>(*s).seq)
+        if (!parallelSafe(x, v)) return false;
+      return true;
+    case NodeKind::For: {
+      auto& f = static_cast<const For&>(*s);
+      return !mentions(f.min, v) && !mentions(f.extent, v) && parallelSafe(f.body, v);
+    }
+    case NodeKind::BlockRealize: {
+      auto& r = static_cast<const BlockRealize&>(*s);
+      const TirBlock& b = *r.block;
+      bool bound = false;
+      for (size_t k = 0; k < r.iterValues.size() && k < b.iterVars.size(); ++k) {
+        if (!mentions(r.iterValues[k], v)) continue;
+        if (r.iterValues[k].get() != v || b.iterVars[k].kind != IterVar::DataPar) return false;
+        bound = true;
+      }
+      // A block that does not bind the loop would run whole in every iteration: a race.
+      return bound && b.allocBuffers.empty() && b.matchBuffers.empty();
+    }
+    default: return false;  // stores, lets, asserts, ... outside blocks: not analysed
+  }
+}
+
+Stmt schedule(const Stmt& s) {
+  if (!s) return s;
+  switch (s->kind()) {
+    case NodeKind::SeqStmt: {
+      auto& seq = static_cast<const SeqStmt&>(*s);
+      std::vector<Stmt> out;
+      bool changed = false;
+      for (auto& x : seq.seq) {
+        out.push_back(schedule(x));
+        changed |= out.back().get() != x.get();
+      }
+      return changed ? Stmt(make<SeqStmt>(std::move(out))) : s;
+    }
+    case NodeKind::For: {
+      auto& f = static_cast<const For&>(*s);
+      if (f.loopKind != For::Serial || !parallelSafe(f.body, f.loopVar.get())) return s;
+      auto p = make<For>();
+      p->loopVar = f.loopVar;
+      p->min = f.min;
+      p->extent = f.extent;
+      p->loopKind = For::Parallel;
+      p->body = f.body;
+      p->annotations = f.annotations;
+      p->span = f.span;
+      return p;
+    }
+    case NodeKind::BlockRealize: {
+      // The root block (no iter vars) holds the loop nests.
+      auto& r = static_cast<const BlockRealize&>(*s);
+      if (!r.block->iterVars.empty()) return s;
+      Stmt body = schedule(r.block->body);
+      if (body.get() == r.block->body.get()) return s;
+      const TirBlock& old = *r.block;
+      auto blk = make<TirBlock>();
+      blk->name = old.name;
+      blk->reads = old.reads;
+      blk->writes = old.writes;
+      blk->init = old.init;
+      blk->body = body;
+      blk->allocBuffers = old.allocBuffers;
+      blk->matchBuffers = old.matchBuffers;
+      blk->annotations = old.annotations;
+      blk->span = old.span;
+      auto out = make<BlockRealize>();
+      out->predicate = r.predicate;
+      out->block = blk;
+      out->span = r.span;
+      return out;
+    }
+    default: return s;
+  }
+}
+
+}  // namespace
+
+PrimFuncRef scheduleForCpu(const PrimFuncRef& func) {
+  Stmt body = schedule(func->body);
+  if (body.get() == func->body.get()) return func;
+  auto out = make<PrimFunc>();
+  out->params = func->params;
+  out->bufferMap = func->bufferMap;
+  out->body = body;
+  out->attrs = func->attrs;
+  out->sinfo = func->sinfo;
+  out->span = func->span;
+  return out;
+}
+
+}  // namespace rlx

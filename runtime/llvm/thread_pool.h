@@ -1,0 +1,17 @@
+// The thread pool that runs kernels' parallel loops: RLX_NUM_THREADS threads (default: the hardware
+// threads) share a loop's iterations in contiguous chunks, each run by a JIT'ed chunk function.
+#pragma once
+#include <cstdint>
+
+extern "C" {
+// Runs `chunk(ctx, begin, end)` over pieces covering [0, extent) and returns the first non-zero code
+// a piece returned (0 when all succeeded). Loops with less than about `minWork` units of work in all
+// (extent * workPerIteration) run on the calling thread, as do loops started inside a parallel one.
+typedef int32_t (*RlxChunkFn)(void* ctx, int64_t begin, int64_t end);
+int32_t rlx_parallel_for(RlxChunkFn chunk, void* ctx, int64_t extent, int64_t workPerIteration);
+}
+
+namespace rlx {
+// How many threads run a parallel loop (RLX_NUM_THREADS, else the hardware threads).
+int parallelThreads();
+}  // namespace rlx
