@@ -75,6 +75,11 @@ class GraphCreator {
       size_t n = newNode(p.get());
       g_.nodes[n].externRef = true;
     }
+    // Params after "num_input" are packed weights; reading them stays opaque (TVM), so weight
+    // unpacking at the top of a function does not fuse into the ops that use it.
+    packedParams_.clear();
+    if (auto numInput = attrInt(f.attrs, "num_input"))
+      for (size_t i = size_t(std::max<int64_t>(*numInput, 0)); i < f.params.size(); ++i) packedParams_.insert(f.params[i].get());
     auto seq = f.body.as<SeqExpr>();
     if (!seq) return;
     for (auto& block : seq->blocks)
@@ -85,6 +90,7 @@ class GraphCreator {
   const IRModule& mod_;
   fusion::ForwardGraph& g_;
   std::unordered_map<const Object*, size_t>& index_;
+  std::unordered_set<const Object*> packedParams_;
 
   size_t newNode(const Object* key) {
     size_t n = g_.nodes.size();
@@ -109,7 +115,7 @@ class GraphCreator {
       }
       for (auto& a : args) collectLeaf(a, inputs);
     } else if (auto t = b.value.as<TupleGetItem>()) {
-      pattern = fusion::kInjective;
+      pattern = packedParams_.count(t->tuple.get()) ? fusion::kOpaque : fusion::kInjective;
       collectLeaf(t->tuple, inputs);
     } else {
       walkExpr(b.value, [&](const Expr& e) {
