@@ -1,6 +1,9 @@
-// The CPU schedule: parallel outer loops. A loop qualifies when every block below it uses its
-// variable only as the exact binding of spatial iter vars (as T.axis.remap("S...") produces).
+// The CPU schedule: reductions moved outside their innermost spatial loop (vectorizable inner
+// loops), then parallel outer loops: a loop qualifies when every block below it uses its variable
+// only as the exact binding of spatial iter vars (as T.axis.remap("S...") produces).
 #include "runtime/llvm/schedule.h"
+
+#include <optional>
 
 namespace rlx {
 
@@ -75,6 +78,54 @@ bool parallelSafe(const Stmt& s, const PrimVar* v) {
   }
 }
 
+Ref<For> copyFor(const For& f, Stmt body, For::LoopKind kind) {
+  auto p = make<For>();
+  p->loopVar = f.loopVar;
+  p->min = f.min;
+  p->extent = f.extent;
+  p->loopKind = kind;
+  p->body = std::move(body);
+  p->annotations = f.annotations;
+  p->span = f.span;
+  return p;
+}
+
+// The iter var kind a block binds `v` to when the binding is exactly `v`; nullopt when the block
+// uses `v` any other way (or not at all).
+std::optional<IterVar::Kind> exactBinding(const BlockRealize& r, const PrimVar* v) {
+  std::optional<IterVar::Kind> kind;
+  for (size_t k = 0; k < r.iterValues.size() && k < r.block->iterVars.size(); ++k) {
+    if (!mentions(r.iterValues[k], v)) continue;
+    if (r.iterValues[k].get() != v || kind) return std::nullopt;
+    kind = r.block->iterVars[k].kind;
+  }
+  return kind;
+}
+
+// A perfect nest `for i: ... for j: for k: block` whose innermost loop is a reduction (k) right inside a
+// spatial loop (j) becomes `... for k: for j: block`: each output element still sums in k's order
+// (the same values as before), but the inner loop now runs along the output's contiguous j, which
+// the loop vectorizer can vectorize (a float reduction along k it cannot, without reassociation).
+Stmt reductionOutward(const Stmt& s) {
+  std::vector<const For*> nest;
+  Stmt cur = s;
+  while (cur && cur->kind() == NodeKind::For) {
+    nest.push_back(static_cast<const For*>(cur.get()));
+    cur = nest.back()->body;
+  }
+  // Only below an outer loop, which stays outermost (and parallel).
+  if (nest.size() < 3 || !cur || cur->kind() != NodeKind::BlockRealize) return s;
+  auto& r = static_cast<const BlockRealize&>(*cur);
+  const For& j = *nest[nest.size() - 2];
+  const For& k = *nest.back();
+  if (j.loopKind != For::Serial || k.loopKind != For::Serial) return s;
+  if (exactBinding(r, k.loopVar.get()) != IterVar::CommReduce || exactBinding(r, j.loopVar.get()) != IterVar::DataPar) return s;
+  if (mentions(k.min, j.loopVar.get()) || mentions(k.extent, j.loopVar.get())) return s;
+  Stmt swapped = copyFor(k, copyFor(j, k.body, For::Serial), For::Serial);
+  for (size_t i = nest.size() - 2; i-- > 0;) swapped = copyFor(*nest[i], swapped, nest[i]->loopKind);
+  return swapped;
+}
+
 Stmt schedule(const Stmt& s) {
   if (!s) return s;
   switch (s->kind()) {
@@ -89,17 +140,10 @@ Stmt schedule(const Stmt& s) {
       return changed ? Stmt(make<SeqStmt>(std::move(out))) : s;
     }
     case NodeKind::For: {
-      auto& f = static_cast<const For&>(*s);
-      if (f.loopKind != For::Serial || !parallelSafe(f.body, f.loopVar.get())) return s;
-      auto p = make<For>();
-      p->loopVar = f.loopVar;
-      p->min = f.min;
-      p->extent = f.extent;
-      p->loopKind = For::Parallel;
-      p->body = f.body;
-      p->annotations = f.annotations;
-      p->span = f.span;
-      return p;
+      Stmt nest = reductionOutward(s);
+      auto& f = static_cast<const For&>(*nest);
+      if (f.loopKind != For::Serial || !parallelSafe(f.body, f.loopVar.get())) return nest;
+      return copyFor(f, f.body, For::Parallel);
     }
     case NodeKind::BlockRealize: {
       // The root block (no iter vars) holds the loop nests.
