@@ -161,11 +161,11 @@ class FunctionEvaluator {
     }
   }
 
-  Status runKernel(const Expr& callee, const std::vector<TirArg>& args, const Expr& at) {
+  Status runKernel(const Expr& callee, const std::vector<TirArg>& args, const Expr& at, TirArg* result = nullptr) {
     auto g = callee.as<GlobalVar>();
     auto pf = g ? mod_.lookup(g->name).as<PrimFunc>() : Ref<PrimFunc>();
     if (!pf) return Error("the kernel of a call_tir must be a PrimFunc of the module", at->span);
-    Status st = runPrimFunc(*pf, args);
+    Status st = runPrimFunc(*pf, args, result);
     if (!st.ok()) return Error(fmt::format("kernel {}: {}", g->name, st.error().message), at->span);
     return okStatus();
   }
@@ -190,7 +190,11 @@ class FunctionEvaluator {
       }
       std::vector<TirArg> tirArgs;  // a destination-passing kernel call (after CallTIRRewrite)
       for (auto& a : args) flatten(a, tirArgs);
-      RLX_TRY_STATUS(runKernel(c->op, tirArgs, e));
+      TirArg result(int64_t(0));
+      RLX_TRY_STATUS(runKernel(c->op, tirArgs, e, &result));
+      auto pf = f.as<PrimFunc>();
+      if (pf && !pf->retType.isVoid())  // a host function's T.ret value (ComputePrimValue)
+        return result.kind == TirArg::Float ? Value::ofFloat(result.f, pf->retType) : Value::ofInt(result.i, pf->retType);
       return Value::ofTuple({});
     }
     const std::string& op = c->opName();

@@ -226,7 +226,7 @@ Status Interp::execBlock(const TirBlock& b, const std::vector<Scalar>& iterValue
 }
 
 Status Interp::exec(const Stmt& s) {
-  if (!s) return okStatus();
+  if (!s || returned) return okStatus();
   Status st = execNode(*s);
   if (!st.ok()) st.error().at(s->span);
   return st;
@@ -247,6 +247,11 @@ Status Interp::execNode(const StmtNode& s) {
     case NodeKind::LetStmt: return execLet(static_cast<const LetStmt&>(s));
     case NodeKind::Evaluate: {
       auto& v = static_cast<const Evaluate&>(s).value;
+      if (auto call = v.as<PrimCall>(); call && call->op == "tir.ret" && call->args.size() == 1) {
+        RLX_TRY(r, eval(call->args[0]));
+        returned = r;
+        return okStatus();
+      }
       for (int lane = 0; lane < lanesOf(v); ++lane) RLX_TRY_STATUS(eval(v, lane));
       return okStatus();
     }
@@ -312,7 +317,7 @@ void bindScalar(Interp& in, const PrimVar& p, const TirArg& arg) {
 
 }  // namespace
 
-Status runPrimFunc(const PrimFunc& func, const std::vector<TirArg>& args) {
+Status runPrimFunc(const PrimFunc& func, const std::vector<TirArg>& args, TirArg* result) {
   if (args.size() != func.params.size())
     return Error("the PrimFunc takes " + std::to_string(func.params.size()) + " argument(s) but got " + std::to_string(args.size()));
   Interp in;
@@ -334,8 +339,11 @@ Status runPrimFunc(const PrimFunc& func, const std::vector<TirArg>& args) {
   // 3. Every dim, stride and offset checked (dims like `n * 2` only now), arrays installed.
   for (size_t i = 0; i < args.size(); ++i)
     if (const BufferRef* buf = func.bufferOf(func.params[i])) RLX_TRY_STATUS(bindBufferView(in, *buf, args[i].array));
-  // 4. The body.
-  return in.exec(func.body);
+  // 4. The body; a host function's T.ret value is its result.
+  RLX_TRY_STATUS(in.exec(func.body));
+  if (result && in.returned) *result = in.returned->isFloat() ? TirArg(in.returned->toDouble()) : TirArg(in.returned->i);
+  if (result && !in.returned && !func.retType.isVoid()) return Error("the PrimFunc returns " + func.retType.str() + " but ended without T.ret");
+  return okStatus();
 }
 
 }  // namespace rlx

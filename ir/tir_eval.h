@@ -31,6 +31,7 @@ struct TirArg {
 // when a var occurs twice, or a constant dim mismatches: an Error naming the buffer and dim).
 // Every kind of loop runs serially. Out-of-bounds accesses, division by zero, a failed T.Assert and
 // constructs the interpreter does not know become Errors; the arrays may be partly written then.
-Status runPrimFunc(const PrimFunc& func, const std::vector<TirArg>& args);
+// A host function (`-> T.int64`, T.ret) stores its result in `*result` when given.
+Status runPrimFunc(const PrimFunc& func, const std::vector<TirArg>& args, TirArg* result = nullptr);
 
 }  // namespace rlx

@@ -59,6 +59,8 @@ class Interp {
   std::unordered_map<const Buffer*, BufferView> buffers;
   // Where each variable bound by bindOrCheck got its value, for mismatch messages.
   std::unordered_map<const PrimVar*, std::string> origins;
+  // Set by T.ret (a host function's result); no statement runs after it.
+  std::optional<Scalar> returned;
 
   // Binds `v` (remembering its previous value on a stack, so restore(mark) undoes it). The slot
   // stays valid while bound: loops update it in place instead of rebinding every iteration.

@@ -29,7 +29,7 @@ class Injector : public BindingRewriter {
  protected:
   Expr visitLeaf(const Expr& e) override {
     auto pv = e.as<PrimValue>();
-    if (!pv || !pv->value || pv->value.is<IntImm>() || pv->value.is<PrimVar>()) return e;
+    if (!pv || !pv->value || pv->value.is<IntImm>() || pv->value.is<FloatImm>() || pv->value.is<PrimVar>()) return e;
     std::vector<Ref<PrimVar>> free;
     collectVars(pv->value, free);
     std::vector<Expr> args;

@@ -8,16 +8,6 @@
 
 namespace rlx::vm {
 
-namespace {
-KernelCompiler& compilerSlot() {
-  static KernelCompiler c = nullptr;
-  return c;
-}
-}  // namespace
-
-void setKernelCompiler(KernelCompiler compiler) { compilerSlot() = compiler; }
-KernelCompiler kernelCompiler() { return compilerSlot(); }
-
 void throwVMError(std::string message) { throw VMError{std::move(message)}; }
 
 Result<std::unique_ptr<Kernel>> Kernel::create(const std::string& name, PrimFuncRef func, bool interpret) {
@@ -34,8 +24,9 @@ Result<std::unique_ptr<Kernel>> Kernel::create(const std::string& name, PrimFunc
     }
     k->params_.push_back(std::move(param));
   }
-  if (!interpret && kernelCompiler()) {
-    RLX_TRY(compiled, kernelCompiler()(*func, name));
+  // Host functions returning a scalar (ComputePrimValue's) are tiny: the interpreter runs them.
+  if (!interpret && func->retType.isVoid()) {
+    RLX_TRY(compiled, compileKernel(func, name));
     k->compiled_ = compiled;
   }
   k->func_ = std::move(func);
@@ -59,7 +50,7 @@ void Kernel::checkArgs(const Value* args, int64_t n) const {
   }
 }
 
-void Kernel::call(const Value* args, int64_t n) const {
+Value Kernel::call(const Value* args, int64_t n) const {
   checkArgs(args, n);
   if (compiled_) {
     constexpr int64_t kInline = 16;
@@ -88,10 +79,9 @@ void Kernel::call(const Value* args, int64_t n) const {
     }
     int32_t code = compiled_->fn(raw, int32_t(n));
     if (code != 0) {
-      size_t idx = size_t(code - 1);
-      throwVMError(fmt::format("kernel {}: {}", name_, idx < compiled_->messages.size() ? compiled_->messages[idx] : fmt::format("failed with code {}", code)));
+      throwVMError(fmt::format("kernel {}: {}", name_, compiled_->messageFor(code)));
     }
-    return;
+    return Value();
   }
   std::vector<TirArg> tirArgs;
   tirArgs.reserve(size_t(n));
@@ -101,8 +91,11 @@ void Kernel::call(const Value* args, int64_t n) const {
     else if (a.kind == Value::Float) tirArgs.emplace_back(a.f);
     else tirArgs.emplace_back(a.i);
   }
-  Status st = runPrimFunc(*func_, tirArgs);
+  TirArg result(int64_t(0));
+  Status st = runPrimFunc(*func_, tirArgs, &result);
   if (!st.ok()) throwVMError(fmt::format("kernel {}: {}", name_, st.error().message));
+  if (func_->retType.isVoid()) return Value();
+  return result.kind == TirArg::Float ? Value::ofFloat(result.f) : Value::ofInt(result.i);
 }
 
 }  // namespace rlx::vm

@@ -1,5 +1,5 @@
-// A PrimFunc kernel as the VM calls it: compiled to machine code (runtime/llvm) when a compiler
-// is installed, otherwise run by the TIR interpreter — same arguments, same checks, same errors.
+// A PrimFunc kernel as the VM calls it: compiled to machine code (runtime/llvm), or run by the TIR
+// interpreter when asked — same arguments, same checks, same errors.
 #pragma once
 #include <memory>
 #include <string>
@@ -8,30 +8,20 @@
 #include "ir/diagnostic.h"
 #include "ir/tir.h"
 #include "runtime/kernel_abi.h"
+#include "runtime/llvm/jit.h"
 #include "runtime/value.h"
 
 namespace rlx::vm {
 
-// What a kernel compiler returns: the entry point and the messages of its non-zero return codes
-// (code k -> messages[k - 1]). The compiler owns the code; the pointer stays valid for the process.
-struct CompiledKernel {
-  RlxKernelFn fn = nullptr;
-  std::vector<std::string> messages;
-};
-
-// Compiles a PrimFunc for the host (installed by the LLVM backend; null = interpret kernels).
-using KernelCompiler = Result<const CompiledKernel*> (*)(const PrimFunc& func, const std::string& name);
-void setKernelCompiler(KernelCompiler compiler);
-KernelCompiler kernelCompiler();
-
 class Kernel {
  public:
-  // Prepares `func` for calls: compiled when a compiler is installed and `interpret` is false.
+  // Prepares `func` for calls: compiled (cached per process) unless `interpret`.
   static Result<std::unique_ptr<Kernel>> create(const std::string& name, PrimFuncRef func, bool interpret);
 
   // Runs the kernel on `n` VM values (tensors for buffer params, ints/floats for scalars),
-  // destination-passing. Throws VMError with a message naming the kernel, parameter and dim.
-  void call(const Value* args, int64_t n) const;
+  // destination-passing; a host function's T.ret value is the result (else null). Throws
+  // VMError with a message naming the kernel, parameter and dim.
+  Value call(const Value* args, int64_t n) const;
   const std::string& name() const { return name_; }
   bool compiled() const { return compiled_ != nullptr; }
 

@@ -94,10 +94,7 @@ Result<Value> VirtualMachine::invoke(const std::string& func, std::vector<Value>
 
 Value VirtualMachine::callFunction(int64_t funcIdx, const Value* args, int64_t n) {
   const Callee& c = pool_[size_t(funcIdx)];
-  if (c.kernel) {
-    c.kernel->call(args, n);
-    return Value();
-  }
+  if (c.kernel) return c.kernel->call(args, n);
   if (c.packed) return (*c.packed)(*this, args, n);
   return runFrame(exec_->funcTable[size_t(funcIdx)], args, n);
 }

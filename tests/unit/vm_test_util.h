@@ -16,11 +16,29 @@
 
 namespace rlx::testing {
 
-// Random inputs for the params of `func`: symbolic dims take their value from `syms` (by name).
-inline std::vector<Value> randomInputs(const Function& func, const std::map<std::string, int64_t>& syms, uint32_t seed) {
+// Random inputs for the params of `func`: symbolic dims take their value from `syms` (by name),
+// dims of ndim-only annotations are 3. Floats are drawn from [lo, 1); with lo >= 0, integers from
+// {0, 1, 2} (valid indices for take/gather), else from [-5, 5].
+inline std::vector<Value> randomInputs(const Function& func, const std::map<std::string, int64_t>& syms, uint32_t seed, double lo = -1) {
   std::mt19937 rng(seed);
   std::vector<Value> out;
+  auto dimValue = [&](const PrimExpr& d) -> int64_t {
+    if (auto c = constInt(d)) return *c;
+    if (auto v = d.as<PrimVar>()) return syms.at(v->name);
+    return 3;
+  };
   for (auto& p : func.params) {
+    if (auto prim = sinfoOf(p).as<PrimSInfo>()) {  // R.Prim: its symbolic value, else a small number
+      if (prim->dtype.isFloat()) out.push_back(Value::ofFloat(0.5, prim->dtype));
+      else out.push_back(Value::ofInt(prim->value ? dimValue(prim->value) : 2, prim->dtype));
+      continue;
+    }
+    if (auto sh = sinfoOf(p).as<ShapeSInfo>()) {
+      std::vector<int64_t> dims;
+      for (int k = 0; k < sh->ndim; ++k) dims.push_back(sh->values ? dimValue((*sh->values)[size_t(k)]) : 3);
+      out.push_back(Value::ofShape(dims));
+      continue;
+    }
     auto t = sinfoOf(p).as<TensorSInfo>();
     std::vector<int64_t> shape;
     if (t && t->dims())
@@ -28,11 +46,13 @@ inline std::vector<Value> randomInputs(const Function& func, const std::map<std:
         if (auto c = constInt(d)) shape.push_back(*c);
         else if (auto v = d.as<PrimVar>()) shape.push_back(syms.at(v->name));
       }
+    else if (t && t->ndim > 0)
+      shape.assign(size_t(t->ndim), 3);
     auto a = make<NDArray>(t ? t->dtype : DataType::float32(), shape);
     for (int64_t i = 0; i < a->numel(); ++i) {
-      if (a->dtype.isFloat()) a->setDouble(i, std::uniform_real_distribution<double>(-1, 1)(rng));
+      if (a->dtype.isFloat()) a->setDouble(i, std::uniform_real_distribution<double>(lo, 1)(rng));
       else if (a->dtype.isBool()) a->setInt(i, int64_t(rng() & 1));
-      else a->setInt(i, std::uniform_int_distribution<int64_t>(-5, 5)(rng));
+      else a->setInt(i, lo >= 0 ? std::uniform_int_distribution<int64_t>(0, 2)(rng) : std::uniform_int_distribution<int64_t>(-5, 5)(rng));
     }
     out.push_back(Value::ofTensor(a));
   }
