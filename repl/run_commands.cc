@@ -11,6 +11,7 @@
 #include "repl/session.h"
 #include "runtime/format.h"
 #include "runtime/inputs.h"
+#include "runtime/kernel_code.h"
 #include "runtime/runner.h"
 
 namespace rlx::repl {
@@ -143,6 +144,13 @@ void Session::runCommand(const std::string& cmd, const std::string& rest) {
       text = text.substr(at, text.find("\n\n", at) - at + 1);
     }
     return print(text);
+  }
+  if (cmd == ":llvm" || cmd == ":asm") {
+    const PreparedModule* p = prepared();
+    if (!p) return;
+    auto text = kernelCode(*p->lowered, args.empty() ? "" : args[0], cmd == ":asm");
+    if (!text.ok()) return error(describe(text.error(), color));
+    return print(*text);
   }
   std::string func = args.empty() ? "main" : args[0];
   if (!args.empty()) args.erase(args.begin());

@@ -63,6 +63,8 @@ const CommandDoc kCommands[] = {
     {":run", ":run [FUNC] [INPUT | NAME=INPUT ...]", "run FUNC (default main) on the VM; inputs: x.npy, rand(2, 3), zeros(..), [[1, 2]], 3 (missing: random)"},
     {":time", ":time [FUNC [INPUT ...]]", "median/min time of FUNC on the VM; without FUNC: toggle pass timing"},
     {":bytecode", ":bytecode [FUNC]", "the VM bytecode of the current state (lowered when needed)"},
+    {":llvm", ":llvm [KERNEL]", "optimized LLVM IR of a kernel of the lowered state (all kernels without a name)"},
+    {":asm", ":asm [KERNEL]", "host assembly of a kernel of the lowered state"},
     {":save", ":save FILE", "write the current state (atomically)"},
     {":save-test", ":save-test FILE", "write a golden test: input @0, the pipeline applied, expected output"},
     {":help", ":help [COMMAND]", "this help"},
@@ -309,7 +311,7 @@ bool Session::command(const std::string& line) {
     finish();
     --sourceDepth_;
     if (!go) return false;
-  } else if (cmd == ":run" || cmd == ":bytecode" || (cmd == ":time" && w.size() > 1)) {
+  } else if (cmd == ":run" || cmd == ":bytecode" || cmd == ":llvm" || cmd == ":asm" || (cmd == ":time" && w.size() > 1)) {
     runCommand(cmd, rest);
   } else if (cmd == ":time") {
     timePasses_ = !timePasses_;

@@ -9,6 +9,7 @@
 #include "parser/parser.h"
 #include "printer/printer.h"
 #include "runtime/format.h"
+#include "runtime/kernel_code.h"
 #include "runtime/inputs.h"
 #include "runtime/npy.h"
 #include "runtime/runner.h"
@@ -35,7 +36,9 @@ options:
   --sym-default N            value of symbolic dims no input binds (default 4)
   --seed N                   seed of the random inputs (default 0)
   --interpret                run kernels with the TIR interpreter instead of compiling them
-  --emit=lowered|bytecode    print the lowered module or the bytecode instead of running
+  --emit=lowered|bytecode|llvm|asm   print the lowered module, the bytecode, or the kernels'
+                             optimized LLVM IR / host assembly instead of running
+  -k, --kernel NAME          with --emit=llvm|asm: only this kernel (a PrimFunc of the lowered module)
 )";
 
 int usage(const std::string& msg) {
@@ -64,7 +67,7 @@ Status writeOutputs(const vm::Value& v, const std::string& dir, const std::strin
 }  // namespace
 
 int runRun(const std::vector<std::string>& args, bool color) {
-  std::string file, func = "main", pipeline = "O2", outputDir, emit;
+  std::string file, func = "main", pipeline = "O2", outputDir, emit, kernel;
   std::vector<std::string> inputSpecs;
   int timeRuns = 0;
   int64_t symDefault = 4;
@@ -105,8 +108,12 @@ int runRun(const std::vector<std::string>& args, bool color) {
     } else if (a == "--interpret") {
       options.interpretKernels = true;
     } else if (isFlag(a, "--emit")) {
-      if (!(v = value(i, "--emit")) || (*v != "lowered" && *v != "bytecode")) return usage("--emit takes lowered or bytecode");
+      if (!(v = value(i, "--emit")) || (*v != "lowered" && *v != "bytecode" && *v != "llvm" && *v != "asm"))
+        return usage("--emit takes lowered, bytecode, llvm or asm");
       emit = *v;
+    } else if (a == "-k" || isFlag(a, "--kernel")) {
+      if (!(v = value(i, a == "-k" ? "-k" : "--kernel"))) return usage("--kernel needs a kernel name");
+      kernel = *v;
     } else if (a.size() > 1 && a[0] == '-' && a != "-") {
       return usage("unknown option '" + a + "'");
     } else if (file.empty() && a.find('=') == std::string::npos) {
@@ -178,6 +185,12 @@ int runRun(const std::vector<std::string>& args, bool color) {
   }
   if (emit == "bytecode") {
     std::fputs(prepared->exec->asText().c_str(), stdout);
+    return 0;
+  }
+  if (emit == "llvm" || emit == "asm") {
+    auto text = kernelCode(*prepared->lowered, kernel, emit == "asm");
+    if (!text.ok()) return fail(text.error(), color);
+    std::fputs(text->c_str(), stdout);
     return 0;
   }
   auto result = prepared->machine->invoke(func, callArgs);
