@@ -28,6 +28,7 @@ build: configure
 
 demo: build
 	$(BUILD)/tools/rlx print examples/mlp.relax
+	$(BUILD)/tools/rlx run examples/mlp.relax --time 100
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
