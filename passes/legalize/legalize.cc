@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 
+#include "ir/arith.h"
+
 namespace rlx::legalize {
 
 namespace {
@@ -23,10 +25,13 @@ void registerAll() {
     registerManipulateRules();
     registerCreateRules();
     registerReduceRules();
+    registerConvRules();
   });
 }
 
 }  // namespace
+
+
 
 void registerRule(const std::string& opName, const std::string& kernelName, Rule rule) { table()[opName] = Entry{kernelName, std::move(rule)}; }
 
@@ -96,6 +101,36 @@ te::Indices broadcastIndex(const te::Tensor& t, const te::Indices& out, const st
     else idx.push_back(out[off + i]);
   }
   return idx;
+}
+
+te::Tensor padStage(te::KernelBuilder& kb, const te::Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after, const PrimExpr& value,
+                    const std::string& name, const te::LoopNames& loops) {
+  std::vector<PrimExpr> shape;
+  for (size_t d = 0; d < x.ndim(); ++d) shape.push_back(add(x.shape()[d], intImm(before[d] + after[d], x.shape()[d]->dtype)));
+  return kb.compute(name, shape, x.dtype(), [&](const te::Indices& i) {
+    te::Indices idx;
+    PrimExpr cond;
+    auto both = [&](const PrimExpr& c) { cond = cond ? te::bin(NodeKind::And, cond, c) : c; };
+    for (size_t d = 0; d < x.ndim(); ++d) {
+      if (before[d] == 0 && after[d] == 0) {
+        idx.push_back(i[d]);
+        continue;
+      }
+      PrimExpr b = intImm(before[d], i[d]->dtype);
+      idx.push_back(before[d] ? te::bin(NodeKind::Sub, i[d], b) : i[d]);
+      // 0 <= i holds for every loop index: the simplifier drops it.
+      if (before[d]) both(te::bin(NodeKind::LE, b, i[d]));
+      both(te::bin(NodeKind::LT, i[d], add(x.shape()[d], b)));
+    }
+    if (!cond) return x(idx);
+    return te::call("tir.if_then_else", x.dtype(), {cond, x(idx), value});
+  }, loops);
+}
+
+PrimExpr idxFloorDiv(const PrimExpr& a, int64_t c) {
+  if (c == 1) return a;
+  if (auto f = foldConstants(NodeKind::FloorDiv, a, intImm(c, a->dtype))) return f;
+  return te::bin(NodeKind::FloorDiv, a, intImm(c, a->dtype));
 }
 
 }  // namespace rlx::legalize

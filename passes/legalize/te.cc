@@ -142,7 +142,7 @@ struct Iters {
   Indices spatial, reduce;
 };
 
-Iters makeIters(const std::vector<PrimExpr>& shape, const std::string& prefix, const std::vector<ReduceAxis>& axes) {
+Iters makeIters(const std::vector<PrimExpr>& shape, const LoopNames& names, const std::vector<ReduceAxis>& axes) {
   Iters it;
   auto add = [&](PrimVarRef loop, const PrimExpr& extent, IterVar::Kind kind) {
     it.loops.push_back(loop);
@@ -151,7 +151,7 @@ Iters makeIters(const std::vector<PrimExpr>& shape, const std::string& prefix, c
     it.ivars.push_back(IterVar{v, Range{intImm(0, extent->dtype), extent}, kind});
     (kind == IterVar::DataPar ? it.spatial : it.reduce).push_back(v);
   };
-  for (size_t i = 0; i < shape.size(); ++i) add(make<PrimVar>(prefix + std::to_string(i), shape[i]->dtype), shape[i], IterVar::DataPar);
+  for (size_t i = 0; i < shape.size(); ++i) add(make<PrimVar>(names.at(i), shape[i]->dtype), shape[i], IterVar::DataPar);
   for (auto& a : axes) add(a.var, a.extent, IterVar::CommReduce);
   return it;
 }
@@ -168,8 +168,8 @@ Stmt realize(const Iters& it, TirBlockRef block) {
 }  // namespace
 
 Tensor KernelBuilder::compute(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype, const std::function<PrimExpr(const Indices&)>& fn,
-                              const std::string& loopPrefix, AttrsRef blockAttrs) {
-  Iters it = makeIters(shape, loopPrefix, {});
+                              const LoopNames& loops, AttrsRef blockAttrs) {
+  Iters it = makeIters(shape, loops, {});
   BufferRef out = newBuffer(name, shape, dtype);
   auto block = make<TirBlock>();
   block->name = blockName(name);
@@ -183,8 +183,9 @@ Tensor KernelBuilder::compute(const std::string& name, const std::vector<PrimExp
 ReduceAxis KernelBuilder::reduceAxis(const PrimExpr& extent, const std::string& name) { return ReduceAxis{make<PrimVar>(name, extent->dtype), extent}; }
 
 Tensor KernelBuilder::reduce(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype, const std::vector<ReduceAxis>& axes, Combiner c,
-                             const std::function<PrimExpr(const Indices&, const Indices&)>& fn, const std::string& loopPrefix) {
-  Iters it = makeIters(shape, loopPrefix, axes);
+                             const std::function<PrimExpr(const Indices&, const Indices&)>& fn, const LoopNames& loops,
+                             AttrsRef blockAttrs) {
+  Iters it = makeIters(shape, loops, axes);
   BufferRef out = newBuffer(name, shape, dtype);
   PrimExpr acc = make<BufferLoad>(dtype, out, it.spatial);
   PrimExpr v = fn(it.spatial, it.reduce);
@@ -198,6 +199,7 @@ Tensor KernelBuilder::reduce(const std::string& name, const std::vector<PrimExpr
   auto block = make<TirBlock>();
   block->name = blockName(name);
   block->iterVars = it.ivars;
+  block->annotations = blockAttrs;
   block->init = make<BufferStore>(out, identity(c, dtype), it.spatial);
   block->body = make<BufferStore>(out, combined, it.spatial);
   stages_.push_back({{out}, nest(it.loops, it.extents, realize(it, block))});
@@ -207,8 +209,8 @@ Tensor KernelBuilder::reduce(const std::string& name, const std::vector<PrimExpr
 std::vector<Tensor> KernelBuilder::reduceTuple(const std::string& name, const std::vector<PrimExpr>& shape, const std::vector<DataType>& dtypes,
                                                const std::vector<ReduceAxis>& axes, const std::vector<PrimExpr>& inits,
                                                const std::function<std::vector<PrimExpr>(const Indices&, const Indices&, const std::vector<PrimExpr>&)>& update,
-                                               const std::string& loopPrefix) {
-  Iters it = makeIters(shape, loopPrefix, axes);
+                                               const LoopNames& loops) {
+  Iters it = makeIters(shape, loops, axes);
   std::vector<Tensor> outs;
   std::vector<BufferRef> bufs;
   std::vector<PrimExpr> accs;

@@ -29,6 +29,17 @@ struct ReduceAxis {
 
 enum class Combiner { Sum, Max, Min, Prod };
 
+// The loop names of a stage: a prefix numbered per dim ("ax" -> ax0, ax1, ...), or one name per
+// dim (topi's named compute axes, e.g. conv's nn, ff, yy, xx).
+struct LoopNames {
+  LoopNames(const char* p) : prefix(p) {}
+  LoopNames(std::string p) : prefix(std::move(p)) {}
+  LoopNames(std::vector<std::string> n) : names(std::move(n)) {}
+  std::string at(size_t i) const { return i < names.size() ? names[i] : prefix + std::to_string(i); }
+  std::string prefix;
+  std::vector<std::string> names;
+};
+
 class KernelBuilder {
  public:
   // Maps a shape expression of the Relax program into the kernel: its symbolic vars become the
@@ -42,19 +53,19 @@ class KernelBuilder {
   // A spatial stage: loops `<prefix>0..` over `shape`, a block named after `name` (made unique),
   // writing a buffer `name` with fn(block iter vars).
   Tensor compute(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype, const std::function<PrimExpr(const Indices&)>& fn,
-                 const std::string& loopPrefix = "i", AttrsRef blockAttrs = nullptr);
+                 const LoopNames& loops = "i", AttrsRef blockAttrs = nullptr);
 
   ReduceAxis reduceAxis(const PrimExpr& extent, const std::string& name = "k");
   // A reduction stage: spatial loops over `shape` then the reduce axes; `out[i] = combine(out[i],
   // fn(i, k))` with `init` in T.init(). fn gets the block iter vars of the spatial then reduce axes.
   Tensor reduce(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype, const std::vector<ReduceAxis>& axes, Combiner c,
-                const std::function<PrimExpr(const Indices&, const Indices&)>& fn, const std::string& loopPrefix = "i");
+                const std::function<PrimExpr(const Indices&, const Indices&)>& fn, const LoopNames& loops = "i", AttrsRef blockAttrs = nullptr);
   // A reduction producing several buffers at once (TVM's tuple reductions): `<name>_v0..` buffers;
   // update(i, k, accumulators) returns the new value of each accumulator; inits are the identities.
   std::vector<Tensor> reduceTuple(const std::string& name, const std::vector<PrimExpr>& shape, const std::vector<DataType>& dtypes, const std::vector<ReduceAxis>& axes,
                                   const std::vector<PrimExpr>& inits,
                                   const std::function<std::vector<PrimExpr>(const Indices&, const Indices&, const std::vector<PrimExpr>&)>& update,
-                                  const std::string& loopPrefix = "ax");
+                                  const LoopNames& loops = "ax");
 
   // The kernel: params are `inputs` then `outputs` (each a buffer; handles named var_<name>);
   // stages that no output depends on are dropped; other intermediates are root allocations.

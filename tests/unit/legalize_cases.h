@@ -400,4 +400,25 @@ inline void reductionCases(const CaseCheck& check) {
   for (const char* op : {"sum", "prod", "max", "min"}) check({"x: " + T("(3, 4)", "int32"), std::string("R.") + op + "(x, axis=[1])", {{3, 4}}, -5, 5});
 }
 
+// Convolutions: strides, dilation, asymmetric padding, groups (depthwise too), layouts, symbolic batch.
+inline void convCases(const CaseCheck& check) {
+  check({"x: " + T("(1, 3, 7, 6)") + ", w: " + T("(4, 3, 3, 3)"), "R.nn.conv2d(x, w, padding=[1, 1, 1, 1])", {{1, 3, 7, 6}, {4, 3, 3, 3}}});
+  check({"x: " + T("(2, 2, 9, 8)") + ", w: " + T("(3, 2, 2, 3)"), "R.nn.conv2d(x, w, strides=[2, 2], padding=[0, 1, 2, 1], dilation=[2, 1])", {{2, 2, 9, 8}, {3, 2, 2, 3}}});
+  check({"x: " + T("(1, 4, 5, 5)") + ", w: " + T("(6, 2, 3, 3)"), "R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=2)", {{1, 4, 5, 5}, {6, 2, 3, 3}}});
+  check({"x: " + T("(1, 4, 6, 5)") + ", w: " + T("(4, 1, 3, 3)"), "R.nn.conv2d(x, w, strides=[1, 2], padding=[1, 0, 1, 0], groups=4)", {{1, 4, 6, 5}, {4, 1, 3, 3}}});
+  check({"x: " + T("(1, 6, 5, 3)") + ", w: " + T("(3, 3, 3, 4)"),
+         "R.nn.conv2d(x, w, padding=[1, 1, 1, 1], data_layout=\"NHWC\", kernel_layout=\"HWIO\", out_layout=\"NHWC\")", {{1, 6, 5, 3}, {3, 3, 3, 4}}});
+  check({"x: " + T("(2, 5, 6, 4)") + ", w: " + T("(6, 2, 2, 2)"),
+         "R.nn.conv2d(x, w, strides=[2, 1], groups=2, data_layout=\"NHWC\", kernel_layout=\"OHWI\", out_layout=\"NHWC\")", {{2, 5, 6, 4}, {6, 2, 2, 2}}});
+  check({"x: " + T("(\"n\", 3, 6, 6)") + ", w: " + T("(2, 3, 3, 3)"), "R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1, 1, 1])", {{3, 3, 6, 6}, {2, 3, 3, 3}}});
+  check({"x: " + T("(0, 3, 6, 6)") + ", w: " + T("(2, 3, 1, 1)"), "R.nn.conv2d(x, w)", {{0, 3, 6, 6}, {2, 3, 1, 1}}});
+  check({"x: " + T("(1, 2, 4, 4)", "int32") + ", w: " + T("(2, 2, 3, 3)", "int32"), "R.nn.conv2d(x, w, padding=[1, 1, 1, 1])", {{1, 2, 4, 4}, {2, 2, 3, 3}}, -5, 5});
+  check({"x: " + T("(1, 2, 5, 5)", "float16") + ", w: " + T("(2, 2, 3, 3)", "float16"), "R.nn.conv2d(x, w, out_dtype=\"float32\")", {{1, 2, 5, 5}, {2, 2, 3, 3}}});
+  check({"x: " + T("(2, 3, 9)") + ", w: " + T("(4, 3, 3)"), "R.nn.conv1d(x, w, strides=[2], padding=[1, 2])", {{2, 3, 9}, {4, 3, 3}}});
+  check({"x: " + T("(1, 4, 8)") + ", w: " + T("(2, 2, 2)"), "R.nn.conv1d(x, w, dilation=[3], groups=2)", {{1, 4, 8}, {2, 2, 2}}});
+  check({"x: " + T("(1, 2, 4, 5, 4)") + ", w: " + T("(3, 2, 2, 3, 2)"), "R.nn.conv3d(x, w, padding=[1, 0, 1, 1, 0, 1])", {{1, 2, 4, 5, 4}, {3, 2, 2, 3, 2}}});
+  check({"x: " + T("(2, 5)") + "", "R.nn.pad(x, pad_width=[0, 0, 1, 2], pad_value=1.5)", {{2, 5}}});
+  check({"x: " + T("(\"n\", 2, 3)", "int32"), "R.nn.pad(x, pad_width=[1, 0, 0, 2, 1, 1])", {{2, 2, 3}}, -9, 9});
+}
+
 }  // namespace rlx::test::legalize

@@ -52,3 +52,5 @@ TEST_CASE("legalize numerics: split and concat", "[legalize]") { splitConcatCase
 TEST_CASE("legalize numerics: creation and tril/triu", "[legalize]") { creationCases(check); }
 
 TEST_CASE("legalize numerics: reductions", "[legalize]") { reductionCases(check); }
+
+TEST_CASE("legalize numerics: conv1d/2d/3d and pad", "[legalize]") { convCases(check); }
