@@ -26,6 +26,7 @@ void registerAll() {
     registerCreateRules();
     registerReduceRules();
     registerConvRules();
+    registerPoolRules();
   });
 }
 

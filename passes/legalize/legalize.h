@@ -54,6 +54,7 @@ void registerManipulateRules();
 void registerCreateRules();
 void registerReduceRules();
 void registerConvRules();
+void registerPoolRules();
 
 // Numpy broadcasting as topi does it: the index into `t` for output indices `out` of `outShape`
 // (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).

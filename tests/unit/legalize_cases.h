@@ -421,4 +421,26 @@ inline void convCases(const CaseCheck& check) {
   check({"x: " + T("(\"n\", 2, 3)", "int32"), "R.nn.pad(x, pad_width=[1, 0, 0, 2, 1, 1])", {{2, 2, 3}}, -9, 9});
 }
 
+// Pooling: max / avg with padding, strides, dilation, ceil_mode, count_include_pad, layouts.
+inline void poolCases(const CaseCheck& check) {
+  check({"x: " + T("(1, 2, 7, 7)"), "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])", {{1, 2, 7, 7}}});
+  check({"x: " + T("(1, 2, 6, 6)"), "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)", {{1, 2, 6, 6}}});
+  check({"x: " + T("(1, 6, 6, 3)"), "R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\", out_layout=\"NHWC\")", {{1, 6, 6, 3}}});
+  check({"x: " + T("(\"n\", 2, 5, 6)"), "R.nn.max_pool2d(x, pool_size=[2, 3], strides=[1, 2], dilation=[2, 1], padding=[0, 1, 1, 0])", {{2, 2, 5, 6}}});
+  check({"x: " + T("(1, 3, 5, 5)", "int32"), "R.nn.max_pool2d(x, pool_size=[2, 2], padding=[1, 1, 1, 1])", {{1, 3, 5, 5}}, -9, 9});
+  for (const char* inc : {"False", "True"}) {
+    std::string c = std::string(", count_include_pad=") + inc + ")";
+    check({"x: " + T("(2, 3, 8, 7)"), "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]" + c, {{2, 3, 8, 7}}});
+    check({"x: " + T("(1, 2, 9, 7)"), "R.nn.avg_pool2d(x, pool_size=[2, 3], strides=[1, 2], dilation=[2, 2], padding=[2, 1, 0, 2]" + c, {{1, 2, 9, 7}}});
+    check({"x: " + T("(1, 1, 7, 7)"), "R.nn.avg_pool2d(x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True" + c, {{1, 1, 7, 7}}});
+    check({"x: " + T("(1, 1, 7, 7)"), "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], ceil_mode=True" + c, {{1, 1, 7, 7}}});
+  }
+  check({"x: " + T("(2, 3, 9)"), "R.nn.max_pool1d(x, pool_size=[3], strides=[2], padding=[1, 1])", {{2, 3, 9}}});
+  check({"x: " + T("(1, 2, 4, 5, 4)"), "R.nn.avg_pool3d(x, pool_size=[2, 2, 2], strides=[2, 2, 2], padding=[0, 1, 0, 1, 0, 1])", {{1, 2, 4, 5, 4}}});
+  check({"x: " + T("(2, 3, 6, 4)"), "R.nn.adaptive_avg_pool2d(x, output_size=[3, 2])", {{2, 3, 6, 4}}});
+  check({"x: " + T("(2, 3, 5, 7)"), "R.nn.adaptive_avg_pool2d(x, output_size=[1, 1])", {{2, 3, 5, 7}}});
+  check({"x: " + T("(1, 4, 4, 2)"), "R.nn.adaptive_avg_pool2d(x, output_size=[2, 2], layout=\"NHWC\", out_layout=\"NHWC\")", {{1, 4, 4, 2}}});
+  check({"x: " + T("(\"n\", 3, 4, 4)"), "R.nn.adaptive_avg_pool2d(x)", {{2, 3, 4, 4}}});
+}
+
 }  // namespace rlx::test::legalize

@@ -54,3 +54,5 @@ TEST_CASE("legalize numerics: creation and tril/triu", "[legalize]") { creationC
 TEST_CASE("legalize numerics: reductions", "[legalize]") { reductionCases(check); }
 
 TEST_CASE("legalize numerics: conv1d/2d/3d and pad", "[legalize]") { convCases(check); }
+
+TEST_CASE("legalize numerics: max/avg/adaptive pooling", "[legalize]") { poolCases(check); }
