@@ -27,6 +27,7 @@ void registerAll() {
     registerReduceRules();
     registerConvRules();
     registerPoolRules();
+    registerNormRules();
   });
 }
 

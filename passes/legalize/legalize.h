@@ -55,15 +55,22 @@ void registerCreateRules();
 void registerReduceRules();
 void registerConvRules();
 void registerPoolRules();
+void registerNormRules();
 
 // Numpy broadcasting as topi does it: the index into `t` for output indices `out` of `outShape`
 // (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).
 te::Indices broadcastIndex(const te::Tensor& t, const te::Indices& out, const std::vector<PrimExpr>& outShape);
 
+// The input indices of element `out` (of outShape) of a reshape from `in`: topi's ravel of the
+// output index and unravel into the input shape, in TVM's simplified form.
+te::Indices reshapeIndex(const te::Indices& out, const std::vector<PrimExpr>& outShape, const std::vector<PrimExpr>& in);
+
 // topi's constant pad: a stage `name` of x's shape grown by before/after per dim, reading x inside
 // and `value` outside (T.if_then_else on `before <= i and i < extent + before` per padded dim).
 te::Tensor padStage(te::KernelBuilder& kb, const te::Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after, const PrimExpr& value,
                     const std::string& name, const te::LoopNames& loops);
+// topi's softmax (T_softmax_maxelem / _exp / _expsum / _norm) or log_softmax along `axis`.
+te::Tensor softmaxStages(te::KernelBuilder& kb, const te::Tensor& x, int64_t axis, bool log);
 // Folding floordiv of an index by a positive constant (x // 1 is x).
 PrimExpr idxFloorDiv(const PrimExpr& a, int64_t c);
 

@@ -79,8 +79,8 @@ SplitSum splitMod(const SplitSum& s, const PrimExpr& divisor) {
   return {nt};
 }
 
-// The input indices of element `out` (of outShape) of a reshape from `in`: topi's ravel of the
-// output index and unravel into the input shape, in TVM's simplified form.
+}  // namespace
+
 Indices reshapeIndex(const Indices& out, const std::vector<PrimExpr>& outShape, const std::vector<PrimExpr>& in) {
   SplitSum flat;
   for (size_t d = 0; d < out.size(); ++d) {
@@ -100,6 +100,8 @@ Indices reshapeIndex(const Indices& out, const std::vector<PrimExpr>& outShape, 
   }
   return idx;
 }
+
+namespace {
 
 std::vector<Tensor> copyLike(Ctx& ctx, const std::string& name, const std::function<Indices(const Tensor&, const Indices&)>& index) {
   auto x = ctx.arg(0);

@@ -1,4 +1,4 @@
-// Legalization of nn ops as topi builds them: relu, gelu, gelu_tanh, silu, softmax (maxelem /
+// Legalization of nn ops as topi builds them: relu, leakyrelu, gelu, gelu_tanh, silu, softmax (maxelem /
 // exp / expsum / norm stages), log_softmax, layer_norm (one tuple reduction of sum and sum of squares).
 #include <cmath>
 
@@ -6,6 +6,42 @@
 #include "passes/legalize/legalize.h"
 
 namespace rlx::legalize {
+
+te::Tensor softmaxStages(te::KernelBuilder& kb, const te::Tensor& x, int64_t axis, bool log) {
+  using te::Indices;
+  using te::Tensor;
+  size_t nd = x.ndim();
+  DataType t = x.dtype();
+  std::vector<PrimExpr> red;
+  for (size_t d = 0; d < nd; ++d)
+    if (int64_t(d) != axis) red.push_back(x.shape()[d]);
+  auto drop = [&](const Indices& i) {
+    Indices r;
+    for (size_t d = 0; d < i.size(); ++d)
+      if (int64_t(d) != axis) r.push_back(i[d]);
+    return r;
+  };
+  auto insertK = [&](const Indices& s, const PrimExpr& k) {
+    Indices r(s.begin(), s.end());
+    r.insert(r.begin() + axis, k);
+    return r;
+  };
+  auto k1 = kb.reduceAxis(x.shape()[axis], "k");
+  Tensor maxel = kb.reduce("T_softmax_maxelem", red, t, {k1}, te::Combiner::Max, [&](const Indices& s, const Indices& r) { return x(insertK(s, r[0])); });
+  if (log) {
+    Tensor e = kb.compute("compute", x.shape(), t, [&](const Indices& i) { return te::call("tir.exp", t, {te::bin(NodeKind::Sub, x(i), maxel(drop(i)))}); });
+    auto k2 = kb.reduceAxis(x.shape()[axis], "k");
+    Tensor s = kb.reduce("compute", red, t, {k2}, te::Combiner::Sum, [&](const Indices& sp, const Indices& r) { return e(insertK(sp, r[0])); });
+    return kb.compute("compute", x.shape(), t, [&](const Indices& i) {
+      return te::bin(NodeKind::Sub, te::bin(NodeKind::Sub, x(i), maxel(drop(i))), te::call("tir.log", t, {s(drop(i))}));
+    });
+  }
+  Tensor e = kb.compute("T_softmax_exp", x.shape(), t, [&](const Indices& i) { return te::call("tir.exp", t, {te::bin(NodeKind::Sub, x(i), maxel(drop(i)))}); });
+  auto k2 = kb.reduceAxis(x.shape()[axis], "k");
+  Tensor s = kb.reduce("T_softmax_expsum", red, t, {k2}, te::Combiner::Sum, [&](const Indices& sp, const Indices& r) { return e(insertK(sp, r[0])); });
+  AttrsRef attrs = withDictAttr(nullptr, "axis", AttrValue::integer(axis));
+  return kb.compute("T_softmax_norm", x.shape(), t, [&](const Indices& i) { return te::bin(NodeKind::Div, e(i), s(drop(i))); }, "i", attrs);
+}
 
 namespace {
 
@@ -35,39 +71,9 @@ int64_t normAxis(int64_t a, size_t nd) { return a < 0 ? a + int64_t(nd) : a; }
 std::vector<Tensor> softmaxRule(Ctx& ctx, bool log) {
   auto x = ctx.arg(0);
   if (!x || x->ndim() == 0 || !x->dtype().isFloat()) return {};
-  size_t nd = x->ndim();
-  int64_t axis = normAxis(ops::attrInt(ctx.call, "axis", -1), nd);
-  if (axis < 0 || axis >= int64_t(nd)) return {};
-  DataType t = x->dtype();
-  std::vector<PrimExpr> red;
-  for (size_t d = 0; d < nd; ++d)
-    if (int64_t(d) != axis) red.push_back(x->shape()[d]);
-  auto drop = [&](const Indices& i) {
-    Indices r;
-    for (size_t d = 0; d < i.size(); ++d)
-      if (int64_t(d) != axis) r.push_back(i[d]);
-    return r;
-  };
-  auto insertK = [&](const Indices& s, const PrimExpr& k) {
-    Indices r(s.begin(), s.end());
-    r.insert(r.begin() + axis, k);
-    return r;
-  };
-  auto k1 = ctx.kb.reduceAxis(x->shape()[axis], "k");
-  Tensor maxel = ctx.kb.reduce("T_softmax_maxelem", red, t, {k1}, te::Combiner::Max, [&](const Indices& s, const Indices& r) { return (*x)(insertK(s, r[0])); });
-  if (log) {
-    Tensor e = ctx.kb.compute("compute", x->shape(), t, [&](const Indices& i) { return te::call("tir.exp", t, {te::bin(NodeKind::Sub, (*x)(i), maxel(drop(i)))}); });
-    auto k2 = ctx.kb.reduceAxis(x->shape()[axis], "k");
-    Tensor s = ctx.kb.reduce("compute", red, t, {k2}, te::Combiner::Sum, [&](const Indices& sp, const Indices& r) { return e(insertK(sp, r[0])); });
-    return {ctx.kb.compute("compute", x->shape(), t, [&](const Indices& i) {
-      return te::bin(NodeKind::Sub, te::bin(NodeKind::Sub, (*x)(i), maxel(drop(i))), te::call("tir.log", t, {s(drop(i))}));
-    })};
-  }
-  Tensor e = ctx.kb.compute("T_softmax_exp", x->shape(), t, [&](const Indices& i) { return te::call("tir.exp", t, {te::bin(NodeKind::Sub, (*x)(i), maxel(drop(i)))}); });
-  auto k2 = ctx.kb.reduceAxis(x->shape()[axis], "k");
-  Tensor s = ctx.kb.reduce("T_softmax_expsum", red, t, {k2}, te::Combiner::Sum, [&](const Indices& sp, const Indices& r) { return e(insertK(sp, r[0])); });
-  AttrsRef attrs = withDictAttr(nullptr, "axis", AttrValue::integer(axis));
-  return {ctx.kb.compute("T_softmax_norm", x->shape(), t, [&](const Indices& i) { return te::bin(NodeKind::Div, e(i), s(drop(i))); }, "i", attrs)};
+  int64_t axis = normAxis(ops::attrInt(ctx.call, "axis", -1), x->ndim());
+  if (axis < 0 || axis >= int64_t(x->ndim())) return {};
+  return {softmaxStages(ctx.kb, *x, axis, log)};
 }
 
 }  // namespace
@@ -108,6 +114,15 @@ void registerNNRules() {
     if (!x || !x->dtype().isFloat()) return {};
     Tensor s = unary(ctx, "sigmoid", *x);
     return {mul(ctx, *x, s)};
+  });
+  registerRule("relax.nn.leakyrelu", "leaky_relu", [](Ctx& ctx) -> std::vector<Tensor> {
+    auto x = ctx.arg(0);
+    if (!x || !x->dtype().isFloat()) return {};
+    PrimExpr alpha = f(ops::attrReal(ctx.call, "alpha", 0.01), x->dtype());
+    // Select(x > 0, x, x * alpha), the comparison as TVM's simplifier writes it.
+    return {ctx.kb.compute("T_leaky_relu", x->shape(), x->dtype(), [&](const Indices& i) {
+      return PrimExpr(make<Select>(te::bin(NodeKind::LT, f(0, x->dtype()), (*x)(i)), (*x)(i), te::bin(NodeKind::Mul, (*x)(i), alpha)));
+    }, "ax")};
   });
   registerRule("relax.nn.softmax", "softmax", [](Ctx& ctx) { return softmaxRule(ctx, false); });
   registerRule("relax.nn.log_softmax", "log_softmax", [](Ctx& ctx) { return softmaxRule(ctx, true); });

@@ -443,4 +443,24 @@ inline void poolCases(const CaseCheck& check) {
   check({"x: " + T("(\"n\", 3, 4, 4)"), "R.nn.adaptive_avg_pool2d(x)", {{2, 3, 4, 4}}});
 }
 
+// batch_norm (training and inference statistics, axis, center/scale), rms_norm, group_norm, leakyrelu.
+inline void normCases(const CaseCheck& check) {
+  std::string p5 = ", g: " + T("(3,)") + ", b: " + T("(3,)") + ", m: " + T("(3,)") + ", v: " + T("(3,)");
+  std::vector<std::vector<int64_t>> s5 = {{2, 3, 4, 5}, {3}, {3}, {3}, {3}};
+  check({"x: " + T("(2, 3, 4, 5)") + p5, "R.nn.batch_norm(x, g, b, m, v)", s5, 0.1, 2});
+  check({"x: " + T("(2, 3, 4, 5)") + p5, "R.nn.batch_norm(x, g, b, m, v, training=False, epsilon=0.001)", s5, 0.1, 2});
+  check({"x: " + T("(2, 3, 4, 5)") + p5, "R.nn.batch_norm(x, g, b, m, v, center=False, scale=False, momentum=0.25)", s5, 0.1, 2});
+  check({"x: " + T("(\"n\", 3)") + p5, "R.nn.batch_norm(x, g, b, m, v, axis=-1)", {{5, 3}, {3}, {3}, {3}, {3}}, 0.1, 2});
+  check({"x: " + T("(4, 3)") + p5, "R.nn.batch_norm(x, g, b, m, v, axis=1, training=False)", {{4, 3}, {3}, {3}, {3}, {3}}, 0.1, 2});
+  check({"x: " + T("(2, 3, 5)") + ", w: " + T("(5,)"), "R.nn.rms_norm(x, w)", {{2, 3, 5}, {5}}});
+  check({"x: " + T("(2, 3, 5)") + ", w: " + T("(3, 5)"), "R.nn.rms_norm(x, w, axes=[1, 2], epsilon=0.01)", {{2, 3, 5}, {3, 5}}});
+  check({"x: " + T("(\"n\", 6)") + ", w: " + T("(6,)"), "R.nn.rms_norm(x, w, axes=[-1])", {{3, 6}, {6}}});
+  std::string g4 = ", g: " + T("(4,)") + ", b: " + T("(4,)");
+  check({"x: " + T("(2, 4, 3, 5)") + g4, "R.nn.group_norm(x, g, b, num_groups=2, channel_axis=1, axes=[2, 3])", {{2, 4, 3, 5}, {4}, {4}}});
+  check({"x: " + T("(2, 3, 4)") + g4, "R.nn.group_norm(x, g, b, num_groups=4, channel_axis=-1, axes=[1], epsilon=0.01)", {{2, 3, 4}, {4}, {4}}});
+  check({"x: " + T("(\"n\", 4, 6)") + g4, "R.nn.group_norm(x, g, b, num_groups=1, channel_axis=1, axes=[2])", {{3, 4, 6}, {4}, {4}}});
+  check({"x: " + T("(3, 7)"), "R.nn.leakyrelu(x)", {{3, 7}}});
+  check({"x: " + T("(\"n\", 4)", "float64"), "R.nn.leakyrelu(x, alpha=0.2)", {{3, 4}}});
+}
+
 }  // namespace rlx::test::legalize

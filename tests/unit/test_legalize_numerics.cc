@@ -56,3 +56,5 @@ TEST_CASE("legalize numerics: reductions", "[legalize]") { reductionCases(check)
 TEST_CASE("legalize numerics: conv1d/2d/3d and pad", "[legalize]") { convCases(check); }
 
 TEST_CASE("legalize numerics: max/avg/adaptive pooling", "[legalize]") { poolCases(check); }
+
+TEST_CASE("legalize numerics: batch_norm, rms_norm, group_norm, leakyrelu", "[legalize]") { normCases(check); }
