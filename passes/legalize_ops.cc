@@ -33,6 +33,8 @@ class Legalizer : public BindingRewriter {
     if (!c || !c->op || c->op->kind() != NodeKind::Op || !c->sinfo) return nullptr;
     const legalize::Entry* entry = legalize::findRule(c->opName());
     if (!entry) return packedCall(*c);
+    if (entry->fold)
+      if (Expr e = entry->fold(*c)) return e;
     // Kernels are shared when equal up to names; block names derived from argument names (x_red,
     // ...) count for our structural equality, so the comparison uses a build with positional names.
     legalize::Ctx canon(*c, true);

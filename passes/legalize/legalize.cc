@@ -28,14 +28,19 @@ void registerAll() {
     registerConvRules();
     registerPoolRules();
     registerNormRules();
+    registerIndexRules();
   });
 }
 
 }  // namespace
 
+void registerRule(const std::string& opName, const std::string& kernelName, Rule rule) {
+  Entry& e = table()[opName];
+  e.kernelName = kernelName;
+  e.rule = std::move(rule);
+}
 
-
-void registerRule(const std::string& opName, const std::string& kernelName, Rule rule) { table()[opName] = Entry{kernelName, std::move(rule)}; }
+void registerFold(const std::string& opName, Fold fold) { table()[opName].fold = std::move(fold); }
 
 const Entry* findRule(const std::string& opName) {
   registerAll();

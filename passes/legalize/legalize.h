@@ -40,9 +40,14 @@ using Rule = std::function<std::vector<te::Tensor>(Ctx&)>;
 
 // Registers `rule` for op `opName` ("relax.add"); `kernelName` names the PrimFunc (add, add1, ...).
 void registerRule(const std::string& opName, const std::string& kernelName, Rule rule);
+// A rule may instead replace a call by an expression built at compile time (TVM's arange of
+// constants becomes an R.const); null leaves the call to the kernel rule.
+using Fold = std::function<Expr(const Call&)>;
+void registerFold(const std::string& opName, Fold fold);
 struct Entry {
   std::string kernelName;
   Rule rule;
+  Fold fold;
 };
 const Entry* findRule(const std::string& opName);
 
@@ -56,6 +61,7 @@ void registerReduceRules();
 void registerConvRules();
 void registerPoolRules();
 void registerNormRules();
+void registerIndexRules();
 
 // Numpy broadcasting as topi does it: the index into `t` for output indices `out` of `outShape`
 // (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).

@@ -1,5 +1,6 @@
 // Legalization of tensor creation as topi computes it: full / ones / zeros (T_full, ax loops),
-// full_like / ones_like / zeros_like, tril / triu (trilu, i loops, Select on the diagonal offset).
+// full_like / ones_like / zeros_like, tril / triu (trilu, i loops, Select on the diagonal offset),
+// arange (an R.const when its bounds are constants, else T_arange).
 #include "ir/arith.h"
 #include "passes/legalize/legalize.h"
 
@@ -48,9 +49,57 @@ Rule trilu(bool upper) {
   };
 }
 
+// R.arange(start, end, step): start + step * i in the output dtype, the length from struct info.
+std::vector<Tensor> arange(Ctx& ctx) {
+  PrimExpr start = ctx.primArg(0), step = ctx.primArg(2);
+  auto shape = ctx.outShape();
+  DataType t = ctx.outDtype();
+  if (!start || !step || !shape || shape->size() != 1 || t.isVoid()) return {};
+  // A length like (n - 2) // 3 would need the kernel's n passed as a tir_var; only n or a constant.
+  if (!(*shape)[0].as<PrimVar>() && !asIntImm((*shape)[0])) return {};
+  return {ctx.kb.compute("T_arange", *shape, t, [&](const Indices& i) {
+    PrimExpr idx = i[0];
+    PrimExpr s = step, b = start;
+    if (s->dtype != idx->dtype) idx = make<Cast>(s->dtype, idx);
+    PrimExpr v = te::idxAdd(b, te::idxMul(s, idx));  // folds 0 + x and 1 * x as TVM's operators do
+    return v->dtype == t ? v : PrimExpr(make<Cast>(t, v));
+  }, "ax")};
+}
+
+// Constant bounds: numpy's arange as a constant (TVM builds it with np.arange).
+Expr arangeConst(const Call& call) {
+  auto out = call.sinfo.as<TensorSInfo>();
+  if (!out || !out->dims() || out->dims()->size() != 1 || call.args.size() != 3) return nullptr;
+  auto n = asIntImm((*out->dims())[0]);
+  std::vector<double> v;
+  std::vector<int64_t> iv;
+  bool exact = !out->dtype.isFloat();
+  for (size_t k = 0; k < 3; ++k) {
+    auto p = call.args[k].as<PrimValue>();
+    if (!p) return nullptr;
+    if (auto f = p->value.as<FloatImm>()) {
+      v.push_back(f->value), iv.push_back(int64_t(f->value));
+      exact = false;
+    } else if (auto i = asIntImm(p->value)) {
+      v.push_back(double(i->value)), iv.push_back(i->value);
+    } else {
+      return nullptr;
+    }
+  }
+  if (!n) return nullptr;
+  auto arr = make<NDArray>(out->dtype, std::vector<int64_t>{n->value});
+  for (int64_t i = 0; i < n->value; ++i) {
+    if (exact) arr->setInt(i, iv[0] + i * iv[2]);
+    else arr->setDouble(i, v[0] + double(i) * v[2]);
+  }
+  return make<Constant>(arr);
+}
+
 }  // namespace
 
 void registerCreateRules() {
+  registerRule("relax.arange", "arange", arange);
+  registerFold("relax.arange", arangeConst);
   registerRule("relax.ones", "ones", [](Ctx& ctx) { return fill(ctx, constOf(1, ctx.outDtype())); });
   registerRule("relax.zeros", "zeros", [](Ctx& ctx) { return fill(ctx, constOf(0, ctx.outDtype())); });
   registerRule("relax.full", "full", [](Ctx& ctx) { return fill(ctx, fillValue(ctx, 1)); });

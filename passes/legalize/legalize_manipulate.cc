@@ -1,6 +1,6 @@
 // Legalization of shape manipulation as topi computes it (T_<op> blocks, ax loops): reshape
 // (ravel/unravel through the flat index, simplified), permute_dims, expand_dims, squeeze,
-// split, concat, strided_slice-free copies.
+// split, concat, flatten (a reshape), broadcast_to.
 #include "ir/arith.h"
 #include "ir/ops/infer_util.h"
 #include "passes/legalize/legalize.h"
@@ -120,6 +120,19 @@ void registerManipulateRules() {
     if (!shape) return {};
     std::vector<PrimExpr> out = *shape;
     return copyLike(ctx, "T_reshape", [&](const Tensor& x, const Indices& i) { return reshapeIndex(i, out, x.shape()); });
+  });
+  // flatten is a reshape to the one-dim result (TVM legalizes it with topi.reshape).
+  registerRule("relax.flatten", "reshape", [](Ctx& ctx) -> std::vector<Tensor> {
+    auto shape = ctx.outShape();
+    if (!shape) return {};
+    std::vector<PrimExpr> out = *shape;
+    return copyLike(ctx, "T_reshape", [&](const Tensor& x, const Indices& i) { return reshapeIndex(i, out, x.shape()); });
+  });
+  registerRule("relax.broadcast_to", "broadcast_to", [](Ctx& ctx) -> std::vector<Tensor> {
+    auto shape = ctx.outShape();
+    if (!shape) return {};
+    std::vector<PrimExpr> out = *shape;
+    return copyLike(ctx, "T_broadcast_to", [&](const Tensor& x, const Indices& i) { return broadcastIndex(x, i, out); });
   });
   registerRule("relax.permute_dims", "transpose", [](Ctx& ctx) -> std::vector<Tensor> {
     auto axesOpt = ops::attrOptInts(ctx.call, "axes");

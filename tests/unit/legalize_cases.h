@@ -131,6 +131,9 @@ inline std::string prepare(const Case& c, uint32_t seed, Prepared& prep) {
       }
       return Value::ofShape(v);
     }
+    // A symbolic R.prim_value of the params' dims (R.arange(0, n, 1)).
+    if (auto pv = e.as<PrimValue>(); pv && pv->value->dtype.isInt())
+      if (auto k = constInt(primSubstitute(pv->value, dims))) return Value::ofInt(*k, pv->value->dtype);
     return constantValue(e);
   };
   std::vector<Value> args;
@@ -461,6 +464,23 @@ inline void normCases(const CaseCheck& check) {
   check({"x: " + T("(\"n\", 4, 6)") + g4, "R.nn.group_norm(x, g, b, num_groups=1, channel_axis=1, axes=[2])", {{3, 4, 6}, {4}, {4}}});
   check({"x: " + T("(3, 7)"), "R.nn.leakyrelu(x)", {{3, 7}}});
   check({"x: " + T("(\"n\", 4)", "float64"), "R.nn.leakyrelu(x, alpha=0.2)", {{3, 4}}});
+}
+
+// arange with a symbolic end, take (axes, index dtypes, axis=None), strided_slice, broadcast_to, flatten.
+inline void indexingCases(const CaseCheck& check) {
+  check({"x: " + T("(\"n\",)"), "R.arange(R.prim_value(0), R.prim_value(n), R.prim_value(1), dtype=\"int64\")", {{6}}});
+  check({"x: " + T("(\"n\",)"), "R.arange(R.prim_value(2), R.prim_value(n + 2), R.prim_value(1), dtype=\"float32\")", {{10}}});
+  check({"x: " + T("(5, 4)") + ", i: " + T("(3,)", "int32"), "R.take(x, i, axis=0)", {{5, 4}, {3}}, 0, 4});
+  check({"x: " + T("(3, 6)") + ", i: " + T("(2, 3)", "int64"), "R.take(x, i, axis=1)", {{3, 6}, {2, 3}}, 0, 5});
+  check({"x: " + T("(7,)") + ", i: " + T("(2, 4)", "int64"), "R.take(x, i)", {{7}, {2, 4}}, 0, 6});
+  check({"x: " + T("(\"n\", 4)") + ", i: " + T("(\"m\",)", "int32"), "R.take(x, i, axis=0)", {{6, 4}, {5}}, 0, 5});
+  check({"x: " + T("(7, 6)"), "R.strided_slice(x, [0, 1], [1, -1], [5, 0], [2, -1])", {{7, 6}}});
+  check({"x: " + T("(4, 5, 3)"), "R.strided_slice(x, [1], [-3], [100])", {{4, 5, 3}}});
+  check({"x: " + T("(\"n\", 5)"), "R.strided_slice(x, [1], [1], [4])", {{3, 5}}});
+  check({"x: " + T("(3, 1)"), "R.broadcast_to(x, R.shape([2, 3, 4]))", {{3, 1}}});
+  check({"x: " + T("(\"n\", 1)", "int32"), "R.broadcast_to(x, R.shape([n, 5]))", {{4, 1}}, -9, 9});
+  check({"x: " + T("(2, 3, 4)"), "R.flatten(x)", {{2, 3, 4}}});
+  check({"x: " + T("(\"n\", 3)"), "R.flatten(x)", {{5, 3}}});
 }
 
 }  // namespace rlx::test::legalize

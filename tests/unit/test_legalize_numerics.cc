@@ -58,3 +58,5 @@ TEST_CASE("legalize numerics: conv1d/2d/3d and pad", "[legalize]") { convCases(c
 TEST_CASE("legalize numerics: max/avg/adaptive pooling", "[legalize]") { poolCases(check); }
 
 TEST_CASE("legalize numerics: batch_norm, rms_norm, group_norm, leakyrelu", "[legalize]") { normCases(check); }
+
+TEST_CASE("legalize numerics: arange, take, strided_slice, broadcast_to, flatten", "[legalize]") { indexingCases(check); }
