@@ -29,6 +29,7 @@ void registerAll() {
     registerPoolRules();
     registerNormRules();
     registerIndexRules();
+    registerAttentionRules();
   });
 }
 

@@ -62,6 +62,7 @@ void registerConvRules();
 void registerPoolRules();
 void registerNormRules();
 void registerIndexRules();
+void registerAttentionRules();
 
 // Numpy broadcasting as topi does it: the index into `t` for output indices `out` of `outShape`
 // (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).

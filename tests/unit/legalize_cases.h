@@ -483,4 +483,18 @@ inline void indexingCases(const CaseCheck& check) {
   check({"x: " + T("(\"n\", 3)"), "R.flatten(x)", {{5, 3}}});
 }
 
+// attention: default and explicit scale, causal masks, bias broadcast, symbolic batch.
+inline void attentionCases(const CaseCheck& check) {
+  std::string qkv = "q: " + T("(2, 3, 2, 4)") + ", k: " + T("(2, 5, 2, 4)") + ", v: " + T("(2, 5, 2, 3)");
+  std::vector<std::vector<int64_t>> s3 = {{2, 3, 2, 4}, {2, 5, 2, 4}, {2, 5, 2, 3}};
+  check({qkv, "R.nn.attention(q, k, v)", s3});
+  check({qkv, "R.nn.attention(q, k, v, scale=0.5)", s3});
+  check({qkv, "R.nn.attention(q, k, v, causal_mask=\"TopLeft\")", s3});
+  check({qkv, "R.nn.attention(q, k, v, causal_mask=\"BottomRight\")", s3});
+  check({"q: " + T("(1, 4, 2, 3)") + ", k: " + T("(1, 4, 2, 3)") + ", v: " + T("(1, 4, 2, 3)"), "R.nn.attention(q, k, v, causal_mask=\"TopLeft\")", {{1, 4, 2, 3}, {1, 4, 2, 3}, {1, 4, 2, 3}}});
+  check({qkv + ", b: " + T("(2, 2, 3, 5)"), "R.nn.attention(q, k, v, b)", {{2, 3, 2, 4}, {2, 5, 2, 4}, {2, 5, 2, 3}, {2, 2, 3, 5}}});
+  check({qkv + ", b: " + T("(1, 1, 3, 5)"), "R.nn.attention(q, k, v, b, scale=0.25, causal_mask=\"BottomRight\")", {{2, 3, 2, 4}, {2, 5, 2, 4}, {2, 5, 2, 3}, {1, 1, 3, 5}}});
+  check({"q: " + T("(\"n\", 3, 2, 4)") + ", k: " + T("(\"n\", 3, 2, 4)") + ", v: " + T("(\"n\", 3, 2, 4)"), "R.nn.attention(q, k, v)", {{2, 3, 2, 4}, {2, 3, 2, 4}, {2, 3, 2, 4}}});
+}
+
 }  // namespace rlx::test::legalize

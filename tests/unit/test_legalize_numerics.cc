@@ -60,3 +60,5 @@ TEST_CASE("legalize numerics: max/avg/adaptive pooling", "[legalize]") { poolCas
 TEST_CASE("legalize numerics: batch_norm, rms_norm, group_norm, leakyrelu", "[legalize]") { normCases(check); }
 
 TEST_CASE("legalize numerics: arange, take, strided_slice, broadcast_to, flatten", "[legalize]") { indexingCases(check); }
+
+TEST_CASE("legalize numerics: attention", "[legalize]") { attentionCases(check); }
