@@ -30,6 +30,7 @@ void registerAll() {
     registerNormRules();
     registerIndexRules();
     registerAttentionRules();
+    registerSearchRules();
   });
 }
 

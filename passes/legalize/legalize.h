@@ -63,6 +63,7 @@ void registerPoolRules();
 void registerNormRules();
 void registerIndexRules();
 void registerAttentionRules();
+void registerSearchRules();
 
 // Numpy broadcasting as topi does it: the index into `t` for output indices `out` of `outShape`
 // (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).

@@ -1,5 +1,6 @@
 // Legalization of reductions as topi's CommReduce: sum / max / min / prod into one <x>_red block
-// (ax loops, reduce axes k<dim>), mean as sum then T_divide by the element count.
+// (ax loops, reduce axes k<dim>), mean as sum then T_divide by the element count, variance and std
+// as the mean squared deviation from the kept-dims mean.
 #include "ir/ops/infer_util.h"
 #include "passes/legalize/legalize.h"
 
@@ -59,6 +60,48 @@ std::optional<Tensor> reduceOp(Ctx& ctx, const std::optional<Tensor>& x, te::Com
   }, "ax");
 }
 
+// topi.sum of x over the dims of `s` (keepdims: reduced dims kept as 1), as reduceOp builds it.
+Tensor sumOver(Ctx& ctx, const Tensor& x, const ReduceSetup& s, bool keep) {
+  std::vector<PrimExpr> shape;
+  for (size_t d = 0; d < x.ndim(); ++d)
+    if (!s.isRed[d]) shape.push_back(x.shape()[d]);
+    else if (keep) shape.push_back(intImm(1));
+  std::vector<te::ReduceAxis> axes;
+  for (auto& a : s.axes) axes.push_back(ctx.kb.reduceAxis(a.extent, a.var->name));
+  return ctx.kb.reduce(x.buf->name + "_red", shape, x.dtype(), axes, te::Combiner::Sum, [&](const Indices& sp, const Indices& r) {
+    Indices idx;
+    size_t si = 0, ri = 0;
+    for (size_t d = 0; d < x.ndim(); ++d) {
+      if (s.isRed[d]) {
+        idx.push_back(r[ri++]);
+        if (keep) ++si;
+      } else {
+        idx.push_back(sp[si++]);
+      }
+    }
+    return x(idx);
+  }, "ax");
+}
+
+// TVM's _te_variance: mean with keepdims, the squared deviation, and its mean; std adds a sqrt.
+std::vector<Tensor> variance(Ctx& ctx, bool sqrtOf) {
+  auto x = ctx.arg(0);
+  if (!x || !x->dtype().isFloat()) return {};
+  auto s = setup(ctx, *x);
+  if (!s) return {};
+  DataType t = x->dtype();
+  PrimExpr n = asIntImm(s->count) ? te::constant(double(asIntImm(s->count)->value), t) : PrimExpr(make<Cast>(t, s->count));
+  auto divide = [&](const Tensor& a) {
+    return ctx.kb.compute("T_divide", a.shape(), t, [&](const Indices& i) { return te::bin(NodeKind::Div, a(i), n); }, "ax");
+  };
+  Tensor mean = divide(sumOver(ctx, *x, *s, true));
+  Tensor dev = ctx.kb.compute("T_subtract", x->shape(), t, [&](const Indices& i) { return te::bin(NodeKind::Sub, (*x)(i), mean(broadcastIndex(mean, i, x->shape()))); }, "ax");
+  Tensor sq = ctx.kb.compute("T_multiply", x->shape(), t, [&](const Indices& i) { return te::bin(NodeKind::Mul, dev(i), dev(i)); }, "ax");
+  Tensor var = divide(sumOver(ctx, sq, *s, ops::attrBool(ctx.call, "keepdims", false)));
+  if (!sqrtOf) return {var};
+  return {ctx.kb.compute("compute", var.shape(), t, [&](const Indices& i) { return te::call("tir.sqrt", t, {var(i)}); })};
+}
+
 Rule simple(te::Combiner c) {
   return [c](Ctx& ctx) -> std::vector<Tensor> {
     auto t = reduceOp(ctx, ctx.arg(0), c);
@@ -74,6 +117,8 @@ void registerReduceRules() {
   registerRule("relax.prod", "prod", simple(te::Combiner::Prod));
   registerRule("relax.max", "max", simple(te::Combiner::Max));
   registerRule("relax.min", "min", simple(te::Combiner::Min));
+  registerRule("relax.variance", "variance", [](Ctx& ctx) { return variance(ctx, false); });
+  registerRule("relax.std", "std", [](Ctx& ctx) { return variance(ctx, true); });
   registerRule("relax.mean", "mean", [](Ctx& ctx) -> std::vector<Tensor> {
     if (!ctx.outDtype().isFloat()) return {};
     auto x = ctx.arg(0);

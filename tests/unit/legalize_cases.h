@@ -497,4 +497,22 @@ inline void attentionCases(const CaseCheck& check) {
   check({"q: " + T("(\"n\", 3, 2, 4)") + ", k: " + T("(\"n\", 3, 2, 4)") + ", v: " + T("(\"n\", 3, 2, 4)"), "R.nn.attention(q, k, v)", {{2, 3, 2, 4}, {2, 3, 2, 4}, {2, 3, 2, 4}}});
 }
 
+// variance / std (axes, keepdims, symbolic), argmax / argmin (axis, keepdims, axis=None, ties).
+inline void statisticCases(const CaseCheck& check) {
+  for (const char* op : {"variance", "std"}) {
+    std::string r = std::string("R.") + op;
+    check({"x: " + T("(3, 5, 2)"), r + "(x)", {{3, 5, 2}}});
+    check({"x: " + T("(3, 5, 2)"), r + "(x, axis=[1])", {{3, 5, 2}}});
+    check({"x: " + T("(3, 5, 2)"), r + "(x, axis=[0, 2], keepdims=True)", {{3, 5, 2}}});
+    check({"x: " + T("(\"n\", 4)", "float64"), r + "(x, axis=[0])", {{5, 4}}});
+  }
+  for (const char* op : {"argmax", "argmin"}) {
+    std::string r = std::string("R.") + op;
+    check({"x: " + T("(3, 5, 2)"), r + "(x, axis=1)", {{3, 5, 2}}});
+    check({"x: " + T("(3, 5, 2)"), r + "(x, axis=-1, keepdims=True)", {{3, 5, 2}}});
+    check({"x: " + T("(3, 4)"), r + "(x)", {{3, 4}}});
+    check({"x: " + T("(\"n\", 6)", "int32"), r + "(x, axis=1)", {{4, 6}}, -2, 2});  // ties: the first index
+  }
+}
+
 }  // namespace rlx::test::legalize

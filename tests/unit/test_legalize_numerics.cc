@@ -62,3 +62,5 @@ TEST_CASE("legalize numerics: batch_norm, rms_norm, group_norm, leakyrelu", "[le
 TEST_CASE("legalize numerics: arange, take, strided_slice, broadcast_to, flatten", "[legalize]") { indexingCases(check); }
 
 TEST_CASE("legalize numerics: attention", "[legalize]") { attentionCases(check); }
+
+TEST_CASE("legalize numerics: variance, std, argmax, argmin", "[legalize]") { statisticCases(check); }
