@@ -1,10 +1,11 @@
-// sgemm benchmark: the kernel LegalizeOps makes for R.matmul (n x n x n, float32), JIT-compiled by
-// runtime/llvm, in GFLOP/s and as a ratio to numpy's matmul (OpenBLAS) measured in the same run.
+// sgemm/conv benchmark: kernels LegalizeOps (+FuseOps/FuseTIR for epilogues) makes for R.matmul and
+// R.nn.conv2d, JIT-compiled by runtime/llvm, in GFLOP/s and as a ratio to numpy measured in the same run.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "parser/parser.h"
 #include "passes/registry.h"
@@ -14,12 +15,29 @@ using namespace rlx;
 
 namespace {
 
-// Best of `reps` wall times of numpy's a @ b in seconds run by `python`, or a negative value when it
-// has no numpy.
-double numpySeconds(const std::string& python, int64_t n, int reps) {
-  std::string cmd = python + " -c \"import numpy as np, time\nn = " + std::to_string(n) +
-                    "\na = np.random.rand(n, n).astype(np.float32); b = np.random.rand(n, n).astype(np.float32); a @ b\nts = []\nfor _ in range(" +
-                    std::to_string(reps) + "):\n    t = time.perf_counter(); a @ b; ts.append(time.perf_counter() - t)\nprint(min(ts))\" 2>/dev/null";
+// One workload: a Relax main over float32 params, its numpy equivalent over arrays of the same names
+// and shapes, and its multiply-add count.
+struct Workload {
+  std::string name;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> params;
+  std::string body;   // Relax dataflow bindings ending in `gv = ...`
+  std::string numpy;  // a numpy expression over the params
+  double flops;
+};
+
+std::string shapeText(const std::vector<int64_t>& s) {
+  std::string t = "(";
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + (s.size() == 1 ? ",)" : ")");
+}
+
+// Best of `reps` wall times of the numpy expression in seconds run by `python`, or a negative value
+// when it has no numpy.
+double numpySeconds(const std::string& python, const Workload& w, int reps) {
+  std::string setup;
+  for (auto& [name, shape] : w.params) setup += name + " = np.random.rand" + shapeText(shape) + ".astype(np.float32)\n";
+  std::string cmd = python + " -c \"import numpy as np, time\n" + setup + "f = lambda: " + w.numpy + "\nf()\nts = []\nfor _ in range(" + std::to_string(reps) +
+                    "):\n    t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)\nprint(min(ts))\" 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return -1;
   double s = -1;
@@ -28,47 +46,109 @@ double numpySeconds(const std::string& python, int64_t n, int reps) {
   return s;
 }
 
-}  // namespace
+// numpy has no conv2d: the same im2col + GEMM a framework on numpy would run.
+std::string numpyConv(int64_t k, int64_t stride, int64_t pad) {
+  return "(lambda xp: (lambda cols: np.maximum(np.einsum('ok,kn->on', w.reshape(w.shape[0], -1), cols, optimize=True).reshape(1, w.shape[0], *[(x.shape[2] + 2 * " +
+         std::to_string(pad) + " - " + std::to_string(k) + ") // " + std::to_string(stride) + " + 1] * 2) + bias.reshape(1, -1, 1, 1), 0))(np.lib.stride_tricks.sliding_window_view(xp, (" +
+         std::to_string(k) + ", " + std::to_string(k) + "), axis=(2, 3))[:, :, ::" + std::to_string(stride) + ", ::" + std::to_string(stride) +
+         "].transpose(1, 4, 5, 0, 2, 3).reshape(x.shape[1] * " + std::to_string(k * k) + ", -1)))(np.pad(x, ((0, 0), (0, 0), (" + std::to_string(pad) + ", " +
+         std::to_string(pad) + "), (" + std::to_string(pad) + ", " + std::to_string(pad) + "))))";
+}
 
-int main(int argc, char** argv) {
-  int64_t n = argc > 1 ? std::atoll(argv[1]) : 1024;
-  int reps = 5;
-  std::string dim = std::to_string(n);
-  std::string text = "@I.ir_module\nclass Module:\n    @R.function\n    def main(a: R.Tensor((" + dim + ", " + dim + "), \"float32\"), b: R.Tensor((" + dim + ", " + dim +
-                     "), \"float32\")):\n        gv = R.matmul(a, b)\n        return gv\n";
+std::vector<Workload> workloads(int64_t n) {
+  std::vector<Workload> w;
+  double nn = double(n);
+  w.push_back({"matmul " + std::to_string(n) + "^3", {{"a", {n, n}}, {"b", {n, n}}}, "gv = R.matmul(a, b)", "a @ b", 2 * nn * nn * nn});
+  // Model shapes: x @ W.T (+ bias, activation) as a Linear layer lowers.
+  struct Lin {
+    int64_t m, k, n;
+    const char* act;
+  };
+  for (Lin l : {Lin{1, 784, 512, "relu"}, Lin{64, 784, 512, "relu"}, Lin{128, 768, 2304, ""}, Lin{128, 768, 3072, "gelu"}, Lin{128, 3072, 768, ""}}) {
+    std::string act = l.act, name = "linear " + std::to_string(l.m) + "x" + std::to_string(l.k) + "x" + std::to_string(l.n) + (act.empty() ? "" : " +bias+" + act);
+    std::string body = "wt = R.permute_dims(w)\n            mm = R.matmul(x, wt)\n            gv = R.add(mm, bias)";
+    std::string np = "x @ w.T + bias";
+    if (act == "relu") body = "wt = R.permute_dims(w)\n            mm = R.matmul(x, wt)\n            ad = R.add(mm, bias)\n            gv = R.nn.relu(ad)", np = "np.maximum(x @ w.T + bias, 0)";
+    if (act == "gelu")
+      body = "wt = R.permute_dims(w)\n            mm = R.matmul(x, wt)\n            ad = R.add(mm, bias)\n            gv = R.nn.gelu_tanh(ad)",
+      np = "(lambda y: 0.5 * y * (1 + np.tanh(0.7978845608 * (y + 0.044715 * y * y * y))))(x @ w.T + bias)";
+    w.push_back({name, {{"x", {l.m, l.k}}, {"w", {l.n, l.k}}, {"bias", {l.n}}}, body, np, 2.0 * double(l.m) * double(l.k) * double(l.n)});
+  }
+  // A ResNet basic block's 3x3 convolutions (NCHW, 64 channels, 56x56) with bias and relu.
+  for (int64_t stride : {1, 2}) {
+    int64_t out = (56 + 2 - 3) / stride + 1;
+    std::string body = "cv = R.nn.conv2d(x, w, strides=[" + std::to_string(stride) + ", " + std::to_string(stride) +
+                       "], padding=[1, 1, 1, 1])\n            bb = R.reshape(bias, R.shape([1, 64, 1, 1]))\n            ad = R.add(cv, bb)\n            gv = R.nn.relu(ad)";
+    w.push_back({"conv3x3 s" + std::to_string(stride) + " 64x56x56 +bias+relu", {{"x", {1, 64, 56, 56}}, {"w", {64, 64, 3, 3}}, {"bias", {64}}}, body, numpyConv(3, stride, 1),
+                 2.0 * 64 * 64 * 9 * double(out * out)});
+  }
+  return w;
+}
+
+// The module's main as Relax text.
+std::string relaxText(const Workload& w) {
+  std::string params;
+  for (auto& [name, shape] : w.params) params += (params.empty() ? "" : ", ") + name + ": R.Tensor(" + shapeText(shape) + ", \"float32\")";
+  return "@I.ir_module\nclass Module:\n    @R.function\n    def main(" + params + "):\n        with R.dataflow():\n            " + w.body +
+         "\n            R.output(gv)\n        return gv\n";
+}
+
+// Runs one workload: the best of `reps` runs of all its kernels (in order), next to numpy's.
+int run(const Workload& w, int reps) {
   DiagnosticEngine diag;
-  auto mod = parseModule(text, "sgemm.relax", diag);
-  auto passes = parsePipeline("LegalizeOps");
-  if (!mod || !passes.ok()) return std::fprintf(stderr, "cannot build the module\n"), 1;
-  auto legal = runSequential(passes.value(), mod, PassContext());
-  if (!legal.ok()) return std::fprintf(stderr, "LegalizeOps: %s\n", legal.error().message.c_str()), 1;
-  PrimFuncRef kernel;
-  for (auto& e : legal.value()->functions)
-    if (auto f = e.func.as<PrimFunc>()) kernel = f;
+  auto mod = parseModule(relaxText(w), "sgemm.relax", diag);
+  auto passes = parsePipeline("LegalizeOps,AnnotateTIROpPattern,FuseOps,FuseTIR");
+  if (!mod || !passes.ok()) return std::fprintf(stderr, "%s: cannot build the module\n%s", w.name.c_str(), diag.render().c_str()), 1;
+  auto lowered = runSequential(passes.value(), mod, PassContext());
+  if (!lowered.ok()) return std::fprintf(stderr, "%s: %s\n", w.name.c_str(), lowered.error().message.c_str()), 1;
+  std::vector<PrimFuncRef> kernels;
+  for (auto& e : lowered.value()->functions)
+    if (auto f = e.func.as<PrimFunc>()) kernels.push_back(f);
   auto t0 = std::chrono::steady_clock::now();
-  auto compiled = compileKernel(kernel, "sgemm");
-  if (!compiled.ok()) return std::fprintf(stderr, "compileKernel: %s\n", compiled.error().message.c_str()), 1;
-  double compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-
+  std::vector<const CompiledKernel*> compiled;
+  std::vector<std::vector<TirArg>> args;
   std::mt19937 rng(1);
-  auto a = make<NDArray>(DataType::float32(), std::vector<int64_t>{n, n}), b = make<NDArray>(DataType::float32(), std::vector<int64_t>{n, n});
-  auto c = make<NDArray>(DataType::float32(), std::vector<int64_t>{n, n});
-  for (int64_t i = 0; i < n * n; ++i) a->as<float>()[i] = std::uniform_real_distribution<float>(0, 1)(rng), b->as<float>()[i] = std::uniform_real_distribution<float>(0, 1)(rng);
-  std::vector<TirArg> args = {a, b, c};
+  for (auto& k : kernels) {
+    auto c = compileKernel(k, "bench");
+    if (!c.ok()) return std::fprintf(stderr, "%s: compileKernel: %s\n", w.name.c_str(), c.error().message.c_str()), 1;
+    compiled.push_back(*c);
+    std::vector<TirArg> a;
+    for (auto& [param, buf] : k->bufferMap) {
+      std::vector<int64_t> shape;
+      for (auto& d : buf->shape) shape.push_back(asIntImm(d) ? asIntImm(d)->value : 1);
+      auto arr = make<NDArray>(buf->dtype, shape);
+      for (int64_t i = 0; i < arr->numel(); ++i) arr->setDouble(i, std::uniform_real_distribution<double>(0, 1)(rng));
+      a.push_back(arr);
+    }
+    args.push_back(std::move(a));
+  }
+  double compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   double best = 1e30;
   for (int r = 0; r <= reps; ++r) {  // the first run warms up
     auto s = std::chrono::steady_clock::now();
-    auto st = runKernel(**compiled, *kernel, args);
+    for (size_t k = 0; k < kernels.size(); ++k)
+      if (auto st = runKernel(*compiled[k], *kernels[k], args[k]); !st.ok()) return std::fprintf(stderr, "%s: runKernel: %s\n", w.name.c_str(), st.error().message.c_str()), 1;
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
-    if (!st.ok()) return std::fprintf(stderr, "runKernel: %s\n", st.error().message.c_str()), 1;
     if (r > 0 && secs < best) best = secs;
   }
-  double flops = 2.0 * double(n) * double(n) * double(n);
-  std::printf("sgemm %lldx%lldx%lld: rlx %.2f GFLOP/s (%.2f ms, compile %.0f ms)", (long long)n, (long long)n, (long long)n, flops / best * 1e-9, best * 1e3, compileMs);
+  std::printf("%-36s %zu kernel(s): rlx %7.2f GFLOP/s (%8.3f ms, compile %4.0f ms)", w.name.c_str(), kernels.size(), w.flops / best * 1e-9, best * 1e3, compileMs);
   // Debian's python3-numpy belongs to /usr/bin/python3, which a pyenv python3 on PATH may hide.
-  double np = numpySeconds("/usr/bin/python3", n, reps);
-  if (np < 0) np = numpySeconds("python3", n, reps);
-  if (np > 0) std::printf(", numpy %.2f GFLOP/s (%.2f ms), rlx/numpy = %.3f\n", flops / np * 1e-9, np * 1e3, np / best);
+  double np = numpySeconds("/usr/bin/python3", w, reps);
+  if (np < 0) np = numpySeconds("python3", w, reps);
+  if (np > 0) std::printf(", numpy %7.2f GFLOP/s (%8.3f ms), rlx/numpy = %.3f\n", w.flops / np * 1e-9, np * 1e3, np / best);
   else std::printf(", numpy not available (apt-get install python3-numpy)\n");
+  std::fflush(stdout);
   return 0;
+}
+
+}  // namespace
+
+// rlx_bench_sgemm [n] [filter]: n for the square matmul (1024), filter a substring of workload names.
+int main(int argc, char** argv) {
+  int64_t n = argc > 1 ? std::atoll(argv[1]) : 1024;
+  std::string filter = argc > 2 ? argv[2] : "";
+  int failed = 0;
+  for (auto& w : workloads(n))
+    if (w.name.find(filter) != std::string::npos) failed += run(w, 10);
+  return failed ? 1 : 0;
 }

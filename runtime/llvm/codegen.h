@@ -88,6 +88,8 @@ class Codegen {
   // intrin.cc: a PrimCall other than tir.if_then_else.
   TV intrinsic(const PrimCall& c, int lane);
   llvm::Value* callMath(const std::string& name, llvm::Type* ty, std::vector<llvm::Value*> args);
+  // gemm_call.cc: rlx.sgemm (the schedule's recognized matmul) as a call of rlx_sgemm.
+  TV sgemmCall(const PrimCall& c);
 
   // stmt.cc
   void exec(const Stmt& s);

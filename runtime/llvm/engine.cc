@@ -17,6 +17,7 @@
 #include "runtime/llvm/codegen.h"
 #include "runtime/llvm/jit.h"
 #include "runtime/llvm/schedule.h"
+#include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/thread_pool.h"
 
 namespace rlx::codegen {
@@ -61,6 +62,7 @@ Host& host() {
     // ... and the thread pool's entry point, which an executable does not export.
     llvm::orc::SymbolMap runtime;
     runtime[r.jit->mangleAndIntern("rlx_parallel_for")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_parallel_for), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    runtime[r.jit->mangleAndIntern("rlx_sgemm")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_sgemm), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
     if (auto e = r.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) r.error = toError(std::move(e), "cannot define the JIT's runtime symbols");
     return r;
   }();

@@ -1,9 +1,11 @@
-// The CPU schedule: reductions moved outside their innermost spatial loop (vectorizable inner
-// loops), then parallel outer loops: a loop qualifies when every block below it uses its variable
-// only as the exact binding of spatial iter vars (as T.axis.remap("S...") produces).
+// The CPU schedule: float32 matmul nests become packed GEMM calls (schedule_gemm.cc); other reductions
+// move outside their innermost spatial loop (vectorizable inner loops); then parallel outer loops: a loop
+// qualifies when every block below it uses its variable only as the exact binding of spatial iter vars.
 #include "runtime/llvm/schedule.h"
 
 #include <optional>
+
+#include "runtime/llvm/schedule_gemm.h"
 
 namespace rlx {
 
@@ -140,6 +142,7 @@ Stmt schedule(const Stmt& s) {
       return changed ? Stmt(make<SeqStmt>(std::move(out))) : s;
     }
     case NodeKind::For: {
+      if (Stmt gemm = lowerMatmulNest(s)) return gemm;
       Stmt nest = reductionOutward(s);
       auto& f = static_cast<const For&>(*nest);
       if (f.loopKind != For::Serial || !parallelSafe(f.body, f.loopVar.get())) return nest;

@@ -1,0 +1,245 @@
+// CPU schedule, GEMM nests: recognizes the blocks LegalizeOps/FuseTIR make for R.matmul (transposed,
+// batched, vector operands) and R.nn.conv2d (affine indices) and replaces their loops by rlx.sgemm.
+#include "runtime/llvm/schedule_gemm.h"
+
+#include <algorithm>
+
+#include "ir/arith.h"
+
+namespace rlx {
+
+namespace {
+
+const PrimVar* asVar(const PrimExpr& e) { return e && e->kind() == NodeKind::PrimVar ? static_cast<const PrimVar*>(e.get()) : nullptr; }
+
+bool isFloat32(DataType t) { return t == DataType::float32(); }
+
+// Whether `e` is built from integer constants, variables and arithmetic only, none of them in `vars`
+// (a loop extent the GEMM can take as a number computed before its loops).
+bool invariant(const PrimExpr& e, const std::vector<const PrimVar*>& vars) {
+  if (!e) return false;
+  if (e->kind() == NodeKind::IntImm) return true;
+  if (auto* v = asVar(e)) return std::find(vars.begin(), vars.end(), v) == vars.end();
+  if (PrimBinary::classOf(e->kind())) {
+    auto& b = static_cast<const PrimBinary&>(*e);
+    return invariant(b.a, vars) && invariant(b.b, vars);
+  }
+  return false;
+}
+
+// An index as constant + sum of coefficient * variable (y * 2 + ry - 1, as convolutions index).
+struct Affine {
+  int64_t constant = 0;
+  std::vector<std::pair<const PrimVar*, int64_t>> terms;
+
+  int64_t coef(const PrimVar* v) const {
+    for (auto& [x, c] : terms)
+      if (x == v) return c;
+    return 0;
+  }
+};
+
+bool parseAffine(const PrimExpr& e, int64_t scale, Affine& out) {
+  if (auto* imm = asIntImm(e)) return out.constant += scale * imm->value, true;
+  if (auto* v = asVar(e)) {
+    for (auto& [x, c] : out.terms)
+      if (x == v) return c += scale, true;
+    out.terms.push_back({v, scale});
+    return true;
+  }
+  if (!e || !PrimBinary::classOf(e->kind())) return false;
+  auto& b = static_cast<const PrimBinary&>(*e);
+  switch (e->kind()) {
+    case NodeKind::Add: return parseAffine(b.a, scale, out) && parseAffine(b.b, scale, out);
+    case NodeKind::Sub: return parseAffine(b.a, scale, out) && parseAffine(b.b, -scale, out);
+    case NodeKind::Mul:
+      if (auto* c = asIntImm(b.b)) return parseAffine(b.a, scale * c->value, out);
+      if (auto* c = asIntImm(b.a)) return parseAffine(b.b, scale * c->value, out);
+      return false;
+    default: return false;
+  }
+}
+
+// An operand load: its buffer and each index as an Affine over the block's iter vars.
+struct Operand {
+  const BufferLoad* load = nullptr;
+  std::vector<Affine> index;
+
+  bool uses(const PrimVar* v) const {
+    return std::any_of(index.begin(), index.end(), [&](const Affine& a) { return a.coef(v) != 0; });
+  }
+  // The element stride along `v`: sum over dims of coefficient * the dim's stride.
+  PrimExpr stride(const PrimVar* v) const {
+    const Buffer& buf = *load->buffer;
+    PrimExpr s = intImm(0);
+    for (size_t d = 0; d < index.size(); ++d) {
+      int64_t c = index[d].coef(v);
+      if (!c) continue;
+      PrimExpr dim = intImm(1);
+      if (!buf.strides.empty()) dim = buf.strides[d];
+      else
+        for (size_t e = d + 1; e < buf.shape.size(); ++e) dim = mul(dim, buf.shape[e]);
+      s = add(s, mul(intImm(c), dim));
+    }
+    return s;
+  }
+};
+
+bool parseOperand(const PrimExpr& e, const TirBlock& block, Operand& out) {
+  if (!e || e->kind() != NodeKind::BufferLoad) return false;
+  out.load = static_cast<const BufferLoad*>(e.get());
+  for (auto& idx : out.load->indices) {
+    out.index.emplace_back();
+    if (!parseAffine(idx, 1, out.index.back())) return false;
+    for (auto& [v, c] : out.index.back().terms) {
+      bool isIter = std::any_of(block.iterVars.begin(), block.iterVars.end(), [&](const IterVar& iv) { return iv.var.get() == v; });
+      if (!isIter) return false;
+    }
+  }
+  return isFloat32(out.load->buffer->dtype) && out.load->dtype.lanes <= 1;
+}
+
+bool sameIndices(const std::vector<PrimExpr>& x, const std::vector<PrimExpr>& y) {
+  if (x.size() != y.size()) return false;
+  for (size_t d = 0; d < x.size(); ++d)
+    if (!asVar(x[d]) || asVar(x[d]) != asVar(y[d])) return false;
+  return true;
+}
+
+}  // namespace
+
+Stmt lowerMatmulNest(const Stmt& s) {
+  // 1. A perfect nest of serial loops from 0 over one block binding each loop var to one iter var.
+  std::vector<const For*> nest;
+  Stmt cur = s;
+  while (cur && cur->kind() == NodeKind::For) {
+    auto* f = static_cast<const For*>(cur.get());
+    auto* lo = asIntImm(f->min);
+    if (f->loopKind != For::Serial || !lo || lo->value != 0) return nullptr;
+    nest.push_back(f);
+    cur = f->body;
+  }
+  if (nest.size() < 2 || !cur || cur->kind() != NodeKind::BlockRealize) return nullptr;
+  auto& realize = static_cast<const BlockRealize&>(*cur);
+  const TirBlock& block = *realize.block;
+  if (auto* p = asIntImm(realize.predicate); realize.predicate && (!p || p->value == 0)) return nullptr;
+  if (!block.allocBuffers.empty() || !block.matchBuffers.empty() || !block.init) return nullptr;
+  if (realize.iterValues.size() != nest.size() || block.iterVars.size() != nest.size()) return nullptr;
+  std::vector<const PrimVar*> loopVars;
+  for (auto* f : nest) loopVars.push_back(f->loopVar.get());
+  for (auto* f : nest)
+    if (!invariant(f->extent, loopVars)) return nullptr;
+  std::vector<size_t> loopOf(nest.size(), nest.size());  // iter var index -> nest position
+  for (size_t k = 0; k < nest.size(); ++k) {
+    auto it = std::find(loopVars.begin(), loopVars.end(), asVar(realize.iterValues[k]));
+    size_t pos = size_t(it - loopVars.begin());
+    if (it == loopVars.end() || std::find(loopOf.begin(), loopOf.end(), pos) != loopOf.end()) return nullptr;
+    loopOf[k] = pos;
+    auto kind = block.iterVars[k].kind;
+    if (kind != IterVar::CommReduce && kind != IterVar::DataPar) return nullptr;
+  }
+
+  // 2. init C[I] = 0 and body C[I] = C[I] + X * Y in float32, C indexed by spatial iter vars.
+  if (block.init->kind() != NodeKind::BufferStore || !block.body || block.body->kind() != NodeKind::BufferStore) return nullptr;
+  auto& init = static_cast<const BufferStore&>(*block.init);
+  auto& update = static_cast<const BufferStore&>(*block.body);
+  const Buffer& c = *update.buffer;
+  auto* zero = init.value && init.value->kind() == NodeKind::FloatImm ? static_cast<const FloatImm*>(init.value.get()) : nullptr;
+  if (init.buffer.get() != &c || !sameIndices(init.indices, update.indices) || !zero || zero->value != 0 || !isFloat32(c.dtype)) return nullptr;
+  if (update.indices.empty() || !update.value || update.value->kind() != NodeKind::Add) return nullptr;
+  auto& sum = static_cast<const PrimBinary&>(*update.value);
+  auto isSelf = [&](const PrimExpr& e) {
+    if (e->kind() != NodeKind::BufferLoad) return false;
+    auto& l = static_cast<const BufferLoad&>(*e);
+    return l.buffer.get() == &c && sameIndices(l.indices, update.indices);
+  };
+  const PrimExpr& product = isSelf(sum.a) ? sum.b : isSelf(sum.b) ? sum.a : PrimExpr();
+  if (!product || product->kind() != NodeKind::Mul || !isFloat32(product->dtype)) return nullptr;
+  auto& mulNode = static_cast<const PrimBinary&>(*product);
+  Operand x, y;
+  if (!parseOperand(mulNode.a, block, x) || !parseOperand(mulNode.b, block, y)) return nullptr;
+  for (auto* o : {&x, &y})
+    if (o->load->buffer.get() == &c || (c.data && o->load->buffer->data.get() == c.data.get())) return nullptr;
+  std::vector<const PrimVar*> cVars;
+  for (auto& e : update.indices) {
+    auto* v = asVar(e);
+    if (!v || std::find(cVars.begin(), cVars.end(), v) != cVars.end()) return nullptr;
+    cVars.push_back(v);
+  }
+
+  // 3. Roles: B is the operand indexed by C's last index (j) and A the other; a spatial var in A only
+  // is a row (i) dim, in B only a column dim, else a batch loop kept outside; reductions are k dims.
+  const PrimVar* j = cVars.back();
+  if ((x.uses(j) != 0) == (y.uses(j) != 0)) return nullptr;
+  const Operand& b = x.uses(j) ? x : y;
+  const Operand& a = x.uses(j) ? y : x;
+  std::vector<const PrimVar*> rows, cols, red, batch;
+  for (auto* v : cVars) {
+    bool inA = a.uses(v), inB = b.uses(v);
+    (inA && !inB ? rows : inB && !inA ? cols : batch).push_back(v);
+  }
+  std::vector<std::pair<size_t, const PrimVar*>> reductions;  // in nest (summation) order
+  for (size_t k = 0; k < block.iterVars.size(); ++k) {
+    const PrimVar* v = block.iterVars[k].var.get();
+    if (block.iterVars[k].kind == IterVar::CommReduce) reductions.push_back({loopOf[k], v});
+    else if (std::find(cVars.begin(), cVars.end(), v) == cVars.end()) return nullptr;  // spatial but not an output index
+  }
+  std::sort(reductions.begin(), reductions.end());
+  for (auto& r : reductions) red.push_back(r.second);
+  if (red.empty()) return nullptr;
+  auto posOf = [&](const PrimVar* v) {
+    for (size_t k = 0; k < block.iterVars.size(); ++k)
+      if (block.iterVars[k].var.get() == v) return loopOf[k];
+    return nest.size();
+  };
+  // The GEMM's loops are the innermost ones (batch loops stay around the call).
+  for (auto* group : {&rows, &cols, &red})
+    for (auto* v : *group)
+      if (posOf(v) < batch.size()) return nullptr;
+
+  // C's strides come from its own indices (each a single var).
+  auto cStride = [&](const PrimVar* v) {
+    PrimExpr s = intImm(1);
+    for (size_t d = update.indices.size(); d-- > 0;) {
+      if (asVar(update.indices[d]) == v) return c.strides.empty() ? s : c.strides[d];
+      s = mul(s, c.shape[d]);
+    }
+    return intImm(0);
+  };
+
+  // 4. rlx.sgemm(C, A, B at the batch loops' element (GEMM vars at 0), descriptor).
+  auto loopVarOf = [&](const PrimVar* v) { return nest[posOf(v)]->loopVar; };
+  auto isBatch = [&](const PrimVar* v) { return std::find(batch.begin(), batch.end(), v) != batch.end(); };
+  auto base = [&](const Operand& o) {
+    std::vector<PrimExpr> idx;
+    for (auto& af : o.index) {
+      PrimExpr e = intImm(af.constant);
+      for (auto& [v, coef] : af.terms)
+        if (isBatch(v)) e = add(e, mul(intImm(coef), loopVarOf(v)));
+      idx.push_back(e);
+    }
+    return PrimExpr(make<BufferLoad>(o.load->dtype, o.load->buffer, std::move(idx)));
+  };
+  std::vector<PrimExpr> cIdx;
+  for (auto* v : cVars) cIdx.push_back(isBatch(v) ? PrimExpr(loopVarOf(v)) : intImm(0));
+  std::vector<PrimExpr> args = {make<BufferLoad>(c.dtype, update.buffer, std::move(cIdx)), base(a), base(b), intImm(int64_t(rows.size())), intImm(int64_t(cols.size())),
+                                intImm(int64_t(red.size()))};
+  for (auto* v : rows) args.insert(args.end(), {nest[posOf(v)]->extent, a.stride(v), cStride(v)});
+  for (auto* v : cols) args.insert(args.end(), {nest[posOf(v)]->extent, b.stride(v), cStride(v)});
+  for (auto* v : red) args.insert(args.end(), {nest[posOf(v)]->extent, a.stride(v), b.stride(v)});
+  Stmt body = make<Evaluate>(make<PrimCall>(DataType::int32(), "rlx.sgemm", std::move(args)));
+  for (size_t k = batch.size(); k-- > 0;) {
+    auto f = make<For>();
+    f->loopVar = nest[k]->loopVar;
+    f->min = nest[k]->min;
+    f->extent = nest[k]->extent;
+    f->loopKind = For::Serial;
+    f->body = body;
+    f->annotations = nest[k]->annotations;
+    f->span = nest[k]->span;
+    body = f;
+  }
+  return body;
+}
+
+}  // namespace rlx

@@ -1,0 +1,17 @@
+// CPU schedule, GEMM nests: a float32 `C[.., i, j] += A[.., i, k] * B[.., k, j]` reduction nest (any
+// strides, implicit-GEMM convolutions, batch loops outside) becomes a packed GEMM call. Internal.
+#pragma once
+#include "ir/tir.h"
+
+namespace rlx {
+
+// The nest `s` (a For) with its GEMM loops replaced by Evaluate(rlx.sgemm(...)) inside its batch
+// loops, when `s` is a perfect loop nest over one block of the form
+//   with T.init(): C[I] = 0.0f
+//   C[I] = C[I] + X[..] * Y[..]      (or X * Y + C[I]; all float32)
+// where I are spatial iter vars, the operands' indices are affine in the iter vars (a convolution's
+// y * s + ry), C's last index var indexes exactly one operand (B), and the batch loops (vars in both
+// operands or neither) are outside the others. Null when it is not such a nest.
+Stmt lowerMatmulNest(const Stmt& s);
+
+}  // namespace rlx

@@ -1,0 +1,242 @@
+// rlx_sgemm: Goto/BLIS-style float32 GEMM. B panels (KC x NC) and A blocks (MC x KC) are packed into
+// micro-panels; an MR x NR tile of C lives in AVX-512 registers while K runs; threads split N (or M).
+#include "runtime/llvm/sgemm.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "runtime/llvm/thread_pool.h"
+
+namespace {
+
+// MR x NR = 6 x 32: 12 zmm accumulators, 2 zmm of B and a broadcast of A per k, so that the FMAs
+// (not loads) bound the loop. KC x NR floats of B (32 KB) stay in L1-L2, MC x KC of A (96 KB) in L2.
+constexpr int64_t kMR = 6, kNR = 32, kKC = 256, kMC = 96, kNC = 2048;
+
+struct Gemm {
+  float* c;
+  const float* a;
+  const float* b;
+  int64_t m = 1, n = 1, k = 1;
+  // Element offsets of each flattened index: A's rows (mA) and columns (kA), B's rows (kB) and
+  // columns (nB), C's rows (mC) and columns (nC).
+  std::vector<int64_t> mA, mC, nB, nC, kA, kB;
+  bool cUnit = false;  // nC is contiguous: C tiles are stored with vector stores
+  bool nBUnit = false;  // nB contiguous
+  bool bRows = false;   // nB contiguous and kB evenly ldb apart: B can be read in place
+  int64_t ldb = 0;
+  bool packB = true;      // else the micro-kernel reads B's rows in place
+  bool splitRows = false;  // threads take row blocks instead of column slivers
+};
+
+// The offsets of a row-major tuple of `count` dims (extent, then strides at `desc[1 + which]`).
+void offsets(const int64_t* desc, int64_t count, int which0, int which1, std::vector<int64_t>& o0, std::vector<int64_t>& o1) {
+  o0.assign(1, 0), o1.assign(1, 0);
+  for (int64_t d = 0; d < count; ++d, desc += 3) {
+    int64_t extent = desc[0], s0 = desc[1 + which0], s1 = desc[1 + which1];
+    std::vector<int64_t> n0, n1;
+    n0.reserve(o0.size() * size_t(std::max<int64_t>(extent, 0)));
+    n1.reserve(n0.capacity());
+    for (size_t i = 0; i < o0.size(); ++i)
+      for (int64_t t = 0; t < extent; ++t) n0.push_back(o0[i] + t * s0), n1.push_back(o1[i] + t * s1);
+    o0.swap(n0), o1.swap(n1);
+  }
+}
+
+bool evenlySpaced(const std::vector<int64_t>& o, int64_t step) {
+  for (size_t i = 1; i < o.size(); ++i)
+    if (o[i] - o[i - 1] != step) return false;
+  return true;
+}
+
+// Per-thread packing buffers, 64-byte aligned, grown on demand and kept for the next call.
+struct Scratch {
+  float* p[2] = {nullptr, nullptr};
+  size_t n[2] = {0, 0};
+  ~Scratch() {
+    std::free(p[0]);
+    std::free(p[1]);
+  }
+  float* get(int slot, size_t floats) {
+    if (n[slot] < floats) {
+      std::free(p[slot]);
+      p[slot] = static_cast<float*>(std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64));
+      n[slot] = floats;
+    }
+    return p[slot];
+  }
+};
+
+float* scratch(int slot, size_t floats) {
+  thread_local Scratch s;
+  return s.get(slot, floats);
+}
+
+// A[i0.., p0..] (mc x kc) as micro-panels of kMR rows: ap[(s * kc + k) * kMR + r], zero-padded rows.
+void packA(const Gemm& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* ap) {
+  const int64_t* ka = g.kA.data() + p0;
+  for (int64_t s = 0; s * kMR < mc; ++s, ap += kc * kMR)
+    for (int64_t r = 0; r < kMR; ++r) {
+      int64_t i = s * kMR + r;
+      if (i >= mc) {
+        for (int64_t k = 0; k < kc; ++k) ap[k * kMR + r] = 0;
+        continue;
+      }
+      const float* row = g.a + g.mA[size_t(i0 + i)];
+      for (int64_t k = 0; k < kc; ++k) ap[k * kMR + r] = row[ka[k]];
+    }
+}
+
+// B[p0.., j0..] (kc x nc) as micro-panels of kNR columns: bp[(s * kc + k) * kNR + c], zero-padded.
+// A convolution's operand is gathered here (implicit GEMM: no im2col buffer).
+void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp) {
+  bool unit = g.nBUnit;
+  for (int64_t s = 0; s * kNR < nc; ++s, bp += kc * kNR) {
+    int64_t w = std::min(kNR, nc - s * kNR);
+    const int64_t* nb = g.nB.data() + j0 + s * kNR;
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* row = g.b + g.kB[size_t(p0 + k)];
+      float* dst = bp + k * kNR;
+      if (unit)
+        for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[0] + c];
+      else
+        for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[c]];
+      for (int64_t c = w; c < kNR; ++c) dst[c] = 0;
+    }
+  }
+}
+
+__mmask16 maskOf(int64_t lanes) { return lanes >= 16 ? __mmask16(0xFFFF) : lanes <= 0 ? __mmask16(0) : __mmask16((1u << lanes) - 1); }
+
+// rows[0..R)[0..nr) (accumulating into C's values when `load`) += A micro-panel x B micro-panel. Row r
+// of the C tile starts at rows[r], its columns at cols[0..nr) (contiguous when cols is null). B rows
+// are ldb apart; bm0/bm1 mask B's two halves (all-ones for packed panels, which are zero-padded).
+template <int R>
+__attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, const float* bp, int64_t ldb, __mmask16 bm0, __mmask16 bm1, float* const* rows,
+                                                  const int64_t* cols, int64_t nr, bool load) {
+  __m512 acc0[R], acc1[R];
+  __mmask16 cm0 = maskOf(nr), cm1 = maskOf(nr - 16);
+  alignas(64) float tile[R][kNR];
+  if (load && cols)
+    for (int r = 0; r < R; ++r)
+      for (int64_t j = 0; j < nr; ++j) tile[r][j] = rows[r][cols[j]];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    const float* src = cols ? tile[r] : rows[r];
+    if (load) {
+      acc0[r] = _mm512_maskz_loadu_ps(cm0, src), acc1[r] = _mm512_maskz_loadu_ps(cm1, src + 16);
+    } else {
+      acc0[r] = _mm512_setzero_ps(), acc1[r] = _mm512_setzero_ps();
+    }
+  }
+  for (int64_t k = 0; k < kc; ++k, ap += kMR, bp += ldb) {
+    __m512 b0 = _mm512_maskz_loadu_ps(bm0, bp), b1 = _mm512_maskz_loadu_ps(bm1, bp + 16);
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      __m512 a = _mm512_set1_ps(ap[r]);
+      acc0[r] = _mm512_fmadd_ps(a, b0, acc0[r]);
+      acc1[r] = _mm512_fmadd_ps(a, b1, acc1[r]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    if (!cols) {
+      _mm512_mask_storeu_ps(rows[r], cm0, acc0[r]);
+      _mm512_mask_storeu_ps(rows[r] + 16, cm1, acc1[r]);
+    } else {
+      _mm512_store_ps(tile[r], acc0[r]);
+      _mm512_store_ps(tile[r] + 16, acc1[r]);
+      for (int64_t j = 0; j < nr; ++j) rows[r][cols[j]] = tile[r][j];
+    }
+  }
+}
+
+using MicroFn = void (*)(int64_t, const float*, const float*, int64_t, __mmask16, __mmask16, float* const*, const int64_t*, int64_t, bool);
+constexpr MicroFn kMicro[kMR + 1] = {nullptr, micro<1>, micro<2>, micro<3>, micro<4>, micro<5>, micro<6>};
+
+// Rows [i0, i1) x columns [j0, j1) of C, on one thread.
+void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  float* ap = scratch(0, size_t(kMC * kKC));
+  float* bp = g.packB ? scratch(1, size_t(kKC * kNC)) : nullptr;
+  float* rows[kMR];
+  for (int64_t jc = j0; jc < j1; jc += kNC) {
+    int64_t nc = std::min(kNC, j1 - jc);
+    for (int64_t pc = 0; pc < g.k; pc += kKC) {
+      int64_t kc = std::min(kKC, g.k - pc);
+      if (g.packB) packB(g, pc, kc, jc, nc, bp);
+      for (int64_t ic = i0; ic < i1; ic += kMC) {
+        int64_t mc = std::min(kMC, i1 - ic);
+        packA(g, ic, mc, pc, kc, ap);
+        for (int64_t jr = 0; jr < nc; jr += kNR) {
+          int64_t nr = std::min(kNR, nc - jr), j = jc + jr;
+          const float* bs = g.packB ? bp + jr * kc : g.b + g.kB[size_t(pc)] + g.nB[size_t(j)];
+          int64_t ldb = g.packB ? kNR : g.ldb;
+          __mmask16 bm0 = g.packB ? __mmask16(0xFFFF) : maskOf(nr), bm1 = g.packB ? __mmask16(0xFFFF) : maskOf(nr - 16);
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            int64_t mr = std::min(kMR, mc - ir);
+            for (int64_t r = 0; r < mr; ++r) rows[r] = g.c + g.mC[size_t(ic + ir + r)] + (g.cUnit ? g.nC[size_t(j)] : 0);
+            kMicro[mr](kc, ap + ir * kc, bs, ldb, bm0, bm1, rows, g.cUnit ? nullptr : g.nC.data() + j, nr, pc > 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Without AVX-512: the same sums (each element in k's order, fused multiply-adds), unblocked.
+void blockPortable(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  for (int64_t i = i0; i < i1; ++i)
+    for (int64_t j = j0; j < j1; ++j) {
+      float acc = 0;
+      for (int64_t k = 0; k < g.k; ++k) acc = std::fma(g.a[g.mA[size_t(i)] + g.kA[size_t(k)]], g.b[g.kB[size_t(k)] + g.nB[size_t(j)]], acc);
+      g.c[g.mC[size_t(i)] + g.nC[size_t(j)]] = acc;
+    }
+}
+
+bool hasAvx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+
+int32_t chunk(void* ctx, int64_t begin, int64_t end) {
+  const Gemm& g = *static_cast<const Gemm*>(ctx);
+  auto block = hasAvx512() ? blockAvx512 : blockPortable;
+  if (g.splitRows) block(g, begin * kMR, std::min(end * kMR, g.m), 0, g.n);
+  else block(g, 0, g.m, begin * kNR, std::min(end * kNR, g.n));
+  return 0;
+}
+
+}  // namespace
+
+extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc) {
+  Gemm g;
+  g.c = c, g.a = a, g.b = b;
+  int64_t nm = desc[0], nn = desc[1], nk = desc[2];
+  const int64_t* dims = desc + 3;
+  offsets(dims, nm, 0, 1, g.mA, g.mC);
+  offsets(dims + 3 * nm, nn, 0, 1, g.nB, g.nC);
+  offsets(dims + 3 * (nm + nn), nk, 0, 1, g.kA, g.kB);
+  g.m = int64_t(g.mA.size()), g.n = int64_t(g.nB.size()), g.k = int64_t(g.kA.size());
+  if (g.m == 0 || g.n == 0) return 0;
+  if (g.k == 0) {
+    for (int64_t i : g.mC)
+      for (int64_t j : g.nC) c[i + j] = 0;
+    return 0;
+  }
+  g.cUnit = evenlySpaced(g.nC, 1);
+  g.nBUnit = evenlySpaced(g.nB, 1);
+  g.ldb = g.k > 1 ? g.kB[1] - g.kB[0] : 0;
+  g.bRows = g.nBUnit && evenlySpaced(g.kB, g.ldb);
+  // With few rows each B element is used by few micro-tiles: reading B in place beats copying it.
+  g.packB = !(g.bRows && g.m <= 2 * kMR);
+  int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
+  int threads = rlx::parallelThreads();
+  g.splitRows = slivers < 2 * threads && rowBlocks > slivers;
+  int64_t units = g.splitRows ? rowBlocks : slivers;
+  int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k;
+  return rlx_parallel_for(chunk, &g, units, work);
+}

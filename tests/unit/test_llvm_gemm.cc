@@ -1,0 +1,181 @@
+// The CPU schedule's GEMM path (schedule_gemm.cc, rlx_sgemm): matmul kernels from LegalizeOps/FuseTIR
+// and hand-written TIR take it and agree with the TIR interpreter at odd, batched and symbolic shapes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "parser/parser.h"
+#include "passes/registry.h"
+#include "runtime/llvm/jit.h"
+
+using namespace rlx;
+
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The PrimFuncs of `main(params) { bindings }` after LegalizeOps, FuseOps and FuseTIR.
+std::vector<PrimFuncRef> lower(const std::string& params, const std::string& bindings) {
+  std::string text = "@I.ir_module\nclass Module:\n    @R.function\n    def main(" + params + "):\n        with R.dataflow():\n" + bindings +
+                     "            R.output(gv)\n        return gv\n";
+  DiagnosticEngine diag;
+  auto mod = parseModule(text, "gemm.relax", diag);
+  INFO(text << diag.render());
+  REQUIRE(mod);
+  auto passes = parsePipeline("LegalizeOps,AnnotateTIROpPattern,FuseOps,FuseTIR");
+  REQUIRE(passes.ok());
+  auto out = runSequential(passes.value(), mod, PassContext());
+  REQUIRE(out.ok());
+  std::vector<PrimFuncRef> fs;
+  for (auto& e : out.value()->functions)
+    if (auto f = e.func.as<PrimFunc>()) fs.push_back(f);
+  return fs;
+}
+
+// Random arrays for `f`'s buffers, every symbolic dim taking the value `sym`.
+std::vector<TirArg> argsFor(const PrimFunc& f, int64_t sym, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<TirArg> args;
+  for (auto& [param, buf] : f.bufferMap) {
+    std::vector<int64_t> shape;
+    for (auto& d : buf->shape) shape.push_back(asIntImm(d) ? asIntImm(d)->value : sym);
+    auto a = make<NDArray>(buf->dtype, shape);
+    for (int64_t i = 0; i < a->numel(); ++i) a->setDouble(i, std::uniform_real_distribution<double>(-2, 2)(rng));
+    args.push_back(a);
+  }
+  return args;
+}
+
+// "" when the JIT and the interpreter give the same arrays, within `tol` relative to max(1, |y|):
+// the GEMM fuses each multiply with its add, so sums over hundreds of terms differ by a few ulps.
+std::string agree(const PrimFuncRef& f, const std::vector<TirArg>& args, double tol = 5e-5) {
+  std::vector<TirArg> mine = args;
+  for (auto& a : mine) {
+    auto c = make<NDArray>(a.array->dtype, a.array->shape);
+    std::memcpy(c->data(), a.array->data(), a.array->nbytes());
+    a.array = c;
+  }
+  auto st = runPrimFunc(*f, args);
+  if (!st.ok()) return "runPrimFunc: " + st.error().message;
+  auto kernel = compileKernel(f, "gemm");
+  if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
+  auto run = runKernel(**kernel, *f, mine);
+  if (!run.ok()) return "runKernel: " + run.error().message;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const NDArray &want = *args[i].array, &got = *mine[i].array;
+    for (int64_t j = 0; j < want.numel(); ++j) {
+      double x = got.getDouble(j), y = want.getDouble(j);
+      if (!(std::fabs(x - y) <= tol * std::max(1.0, std::fabs(y))))
+        return "argument " + std::to_string(i) + " element " + std::to_string(j) + ": jit " + std::to_string(x) + ", interpreter " + std::to_string(y);
+    }
+  }
+  return "";
+}
+
+bool usesGemm(const PrimFuncRef& f) {
+  auto ir = emitLLVM(f, "gemm");
+  return ir.ok() && contains(*ir, "rlx_sgemm");
+}
+
+std::string T(const std::string& shape) { return "R.Tensor(" + shape + ", \"float32\")"; }
+
+}  // namespace
+
+TEST_CASE("llvm gemm: matmul at odd sizes takes the GEMM path and agrees", "[llvm][gemm]") {
+  for (int64_t m : {1, 7, 33})
+    for (int64_t k : {1, 7, 513})
+      for (int64_t n : {1, 7, 33, 513}) {
+        std::string a = "(" + std::to_string(m) + ", " + std::to_string(k) + ")", b = "(" + std::to_string(k) + ", " + std::to_string(n) + ")";
+        auto fs = lower("a: " + T(a) + ", b: " + T(b), "            gv = R.matmul(a, b)\n");
+        REQUIRE(fs.size() == 1);
+        INFO(m << "x" << k << "x" << n);
+        CHECK(usesGemm(fs[0]));
+        CHECK(agree(fs[0], argsFor(*fs[0], 1, uint32_t(m * 7 + k * 3 + n))) == "");
+      }
+}
+
+TEST_CASE("llvm gemm: large square and tall shapes (blocking edges in M, N and K)", "[llvm][gemm]") {
+  struct S {
+    int64_t m, k, n;
+  };
+  for (S s : {S{200, 300, 2100}, S{130, 257, 70}, S{97, 1100, 40}}) {
+    auto fs = lower("a: " + T("(" + std::to_string(s.m) + ", " + std::to_string(s.k) + ")") + ", b: " + T("(" + std::to_string(s.k) + ", " + std::to_string(s.n) + ")"),
+                    "            gv = R.matmul(a, b)\n");
+    REQUIRE(fs.size() == 1);
+    INFO(s.m << "x" << s.k << "x" << s.n);
+    CHECK(usesGemm(fs[0]));
+    CHECK(agree(fs[0], argsFor(*fs[0], 1, 3)) == "");
+  }
+}
+
+TEST_CASE("llvm gemm: x @ W.T with bias and relu/gelu epilogues (FuseTIR)", "[llvm][gemm]") {
+  for (const char* act : {"relu", "gelu", "gelu_tanh"})
+    for (int64_t m : {1, 7, 64}) {
+      std::string bindings = "            wt = R.permute_dims(w)\n            mm = R.matmul(x, wt)\n            ad = R.add(mm, bias)\n            gv = R.nn." + std::string(act) + "(ad)\n";
+      auto fs = lower("x: " + T("(" + std::to_string(m) + ", 33)") + ", w: " + T("(45, 33)") + ", bias: " + T("(45,)"), bindings);
+      INFO(act << " m=" << m);
+      bool any = false;
+      for (auto& f : fs) {
+        any |= usesGemm(f);
+        CHECK(agree(f, argsFor(*f, 1, 5)) == "");
+      }
+      CHECK(any);
+    }
+  // Residual add after the bias.
+  auto fs = lower("x: " + T("(9, 40)") + ", w: " + T("(40, 40)") + ", bias: " + T("(40,)"),
+                  "            wt = R.permute_dims(w)\n            mm = R.matmul(x, wt)\n            ad = R.add(mm, bias)\n            gv = R.add(ad, x)\n");
+  for (auto& f : fs) CHECK(agree(f, argsFor(*f, 1, 6)) == "");
+}
+
+TEST_CASE("llvm gemm: batched and broadcast matmuls, vector operands", "[llvm][gemm]") {
+  struct S {
+    const char *a, *b;
+  };
+  for (S s : {S{"(2, 3, 35)", "(35, 40)"}, S{"(2, 1, 17, 35)", "(4, 35, 33)"}, S{"(3, 9, 64)", "(3, 64, 9)"}, S{"(35,)", "(2, 35, 33)"}, S{"(2, 33, 35)", "(35,)"}}) {
+    auto fs = lower(std::string("a: ") + T(s.a) + ", b: " + T(s.b), "            gv = R.matmul(a, b)\n");
+    REQUIRE(fs.size() == 1);
+    INFO(s.a << " @ " << s.b);
+    CHECK(usesGemm(fs[0]));
+    CHECK(agree(fs[0], argsFor(*fs[0], 1, 7)) == "");
+  }
+}
+
+TEST_CASE("llvm gemm: symbolic dims", "[llvm][gemm]") {
+  auto fs = lower("x: " + T("(\"n\", 70)") + ", w: " + T("(70, \"m\")"), "            gv = R.matmul(x, w)\n");
+  REQUIRE(fs.size() == 1);
+  CHECK(usesGemm(fs[0]));
+  for (int64_t v : {1, 6, 37}) CHECK(agree(fs[0], argsFor(*fs[0], v, uint32_t(v))) == "");
+}
+
+TEST_CASE("llvm gemm: hand-written TIR with transposed operands; non-float32 stays on the loop path", "[llvm][gemm]") {
+  // C = A.T @ B.T, both operands read across their rows.
+  std::string text = R"(@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def mm(var_A: T.handle, B: T.Buffer((T.int64(37), T.int64(19)), "float32"), var_C: T.handle):
+        T.func_attr({"tir.noalias": True})
+        m = T.int64()
+        A = T.match_buffer(var_A, (T.int64(19), m))
+        C = T.match_buffer(var_C, (m, T.int64(37)))
+        for i, j, k in T.grid(m, T.int64(37), T.int64(19)):
+            with T.block("matmul"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vk, vi] * B[vj, vk]
+)";
+  DiagnosticEngine diag;
+  auto mod = parseModule(text, "gemm.py", diag);
+  INFO(diag.render());
+  REQUIRE(mod);
+  PrimFuncRef f = mod->functions[0].func.as<PrimFunc>();
+  REQUIRE(f);
+  CHECK(usesGemm(f));
+  for (int64_t v : {1, 13, 40}) CHECK(agree(f, argsFor(*f, v, uint32_t(v))) == "");
+  auto g = lower("a: R.Tensor((5, 7), \"float64\"), b: R.Tensor((7, 3), \"float64\")", "            gv = R.matmul(a, b)\n");
+  REQUIRE(g.size() == 1);
+  CHECK(!usesGemm(g[0]));
+  CHECK(agree(g[0], argsFor(*g[0], 1, 2), 1e-12) == "");
+}
