@@ -25,6 +25,21 @@ NDArray::NDArray(DataType t, std::vector<int64_t> s) : Object(NodeKind::NDArray)
   std::memset(data_, 0, rounded);
 }
 
+NDArray::NDArray(DataType t, std::vector<int64_t> s, NoInit) : Object(NodeKind::NDArray), dtype(t), shape(std::move(s)) {
+  size_t n = std::max<size_t>(nbytes(), 1);
+  data_ = std::aligned_alloc(64, (n + 63) / 64 * 64);
+}
+
+Ref<NDArray> NDArray::uninitialized(DataType t, std::vector<int64_t> s) {
+  int64_t numel = 1;
+  for (auto d : s) {
+    if (d < 0 || (d > 0 && numel > (int64_t(1) << 46) / d)) return nullptr;  // negative or absurd (> 64 TiB)
+    numel *= d;
+  }
+  Ref<NDArray> a(new NDArray(t, std::move(s), NoInit{}));
+  return a->data_ ? a : nullptr;
+}
+
 NDArray::NDArray(DataType t, std::vector<int64_t> s, void* data, Ref<NDArray> owner)
     : Object(NodeKind::NDArray), dtype(t), shape(std::move(s)), data_(data), owner_(std::move(owner)) {
   RLX_CHECK(owner_, "an NDArray view needs the object that owns its data");

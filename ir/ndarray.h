@@ -18,6 +18,9 @@ class NDArray final : public Object {
   // and does not free the data itself: the VM's tensors placed in a storage block (a uint8 array).
   NDArray(DataType t, std::vector<int64_t> s, void* data, Ref<NDArray> owner);
   ~NDArray() override;
+  // An array whose contents are left uninitialized (the VM's storage blocks: every byte is written
+  // by a kernel before it is read); null when the memory cannot be allocated, instead of aborting.
+  static Ref<NDArray> uninitialized(DataType t, std::vector<int64_t> s);
   static bool classOf(NodeKind k) { return k == NodeKind::NDArray; }
 
   DataType dtype;
@@ -42,6 +45,8 @@ class NDArray final : public Object {
   const Ref<NDArray>& owner() const { return owner_; }
 
  private:
+  struct NoInit {};
+  NDArray(DataType t, std::vector<int64_t> s, NoInit);
   void* data_ = nullptr;
   Ref<NDArray> owner_;  // set for views; null when the array owns data_
 };

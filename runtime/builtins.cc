@@ -173,16 +173,25 @@ Value checkFuncInfo(VirtualMachine&, const Value* args, int64_t n) {
   return Value();
 }
 
+// The product of `dims`; negative dims and int64 overflow are errors.
+int64_t checkedProduct(const std::vector<int64_t>& dims, const char* builtin) {
+  int64_t p = 1;
+  for (auto d : dims) {
+    if (d < 0) throwVMError(fmt::format("{}: negative size {}", builtin, d));
+    if (__builtin_mul_overflow(p, d, &p)) throwVMError(fmt::format("{}: the size overflows int64", builtin));
+  }
+  return p;
+}
+
 // alloc_storage(vm, size, device_index, dtype_hint, scope): size is a shape whose product times the
 // hint's byte width is the block size.
-Value allocStorage(VirtualMachine&, const Value* args, int64_t n) {
+Value allocStorage(VirtualMachine& vm, const Value* args, int64_t n) {
   const char* name = "vm.builtin.alloc_storage";
   const Value& size = argOfKind(args, n, 1, Value::Shape, "a shape", name);
-  int64_t bytes = 1;
-  for (int64_t k = 0; k < size.shapeSize(); ++k) bytes *= size.shapeData()[k];
-  if (n > 3 && args[3].kind == Value::DType) bytes *= std::max(1, args[3].dt.bytes());
-  if (bytes < 0) throwVMError(fmt::format("{}: negative size {}", name, bytes));
-  return Value::ofStorage(new NDArray(DataType(DataType::UInt, 8), {bytes}));
+  std::vector<int64_t> dims = size.shapeDims();
+  if (n > 3 && args[3].kind == Value::DType) dims.push_back(std::max(1, args[3].dt.bytes()));
+  int64_t bytes = checkedProduct(dims, name);
+  return Value::ofStorage(vm.allocateStorage(bytes));
 }
 
 // alloc_tensor(storage, offset, shape, dtype[, scope]): a view into the storage block.
@@ -192,10 +201,12 @@ Value allocTensor(VirtualMachine&, const Value* args, int64_t n) {
   int64_t offset = intArg(args, n, 1, name);
   const Value& shape = argOfKind(args, n, 2, Value::Shape, "a shape", name);
   const Value& dtype = argOfKind(args, n, 3, Value::DType, "a dtype", name);
+  std::vector<int64_t> dims = shape.shapeDims();
+  dims.push_back(std::max(1, dtype.dt.bytes()));
+  int64_t bytes = checkedProduct(dims, name);
+  if (offset < 0 || offset > storage.array->shape[0] || bytes > storage.array->shape[0] - offset)
+    throwVMError(fmt::format("{}: a {} tensor of {} at offset {} does not fit in {}", name, dtype.dt.str(), shape.describe().substr(4), offset, storage.describe()));
   auto view = NDArrayRef(new NDArray(dtype.dt, shape.shapeDims(), static_cast<char*>(storage.array->data()) + offset, storage.array));
-  if (offset < 0 || offset + int64_t(view->nbytes()) > storage.array->shape[0])
-    throwVMError(fmt::format("{}: a {} tensor of shape {} at offset {} does not fit in {}", name, dtype.dt.str(), shape.describe().substr(10), offset,
-                             storage.describe()));
   return Value::ofTensor(std::move(view));
 }
 
@@ -267,7 +278,9 @@ Value callTirDyn(VirtualMachine& vm, const Value* args, int64_t n) {
 Value identity(VirtualMachine&, const Value* args, int64_t n) { return n ? args[0] : Value(); }
 Value nullValue(VirtualMachine&, const Value*, int64_t) { return Value(); }
 Value allocShapeHeap(VirtualMachine&, const Value* args, int64_t n) {
-  return Value::ofTensor(new NDArray(DataType::int64(), {intArg(args, n, 1, "vm.builtin.alloc_shape_heap")}));
+  int64_t size = intArg(args, n, 1, "vm.builtin.alloc_shape_heap");
+  if (size < 0 || size > (int64_t(1) << 20)) throwVMError(fmt::format("vm.builtin.alloc_shape_heap: bad size {}", size));
+  return Value::ofTensor(new NDArray(DataType::int64(), {size}));
 }
 
 }  // namespace

@@ -63,6 +63,16 @@ Result<std::unique_ptr<VirtualMachine>> VirtualMachine::load(std::shared_ptr<con
   return vm;
 }
 
+NDArrayRef VirtualMachine::allocateStorage(int64_t bytes) {
+  auto& blocks = storagePool_[bytes];
+  for (auto& b : blocks)
+    if (b->useCount() == 1) return b;
+  NDArrayRef block = NDArray::uninitialized(DataType(DataType::UInt, 8), {bytes});
+  if (!block) throwVMError(fmt::format("cannot allocate a storage block of {} bytes", bytes));
+  blocks.push_back(block);
+  return block;
+}
+
 void VirtualMachine::print(const std::string& text) const {
   if (options_.printSink) options_.printSink(text);
   else std::fputs(text.c_str(), stdout);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/diagnostic.h"
@@ -39,6 +40,10 @@ class VirtualMachine {
   Result<Value> invoke(const std::string& func, std::vector<Value> args);
   const Executable& executable() const { return *exec_; }
   bool hasFunction(const std::string& name) const;
+  // A storage block of `bytes` bytes (uninitialized): a pooled block no value uses any more when
+  // there is one of that size, as TVM's pooled allocator does, else a new one. Throws VMError when
+  // the memory cannot be allocated.
+  NDArrayRef allocateStorage(int64_t bytes);
   // Where R.print writes (the shell captures it).
   void print(const std::string& text) const;
 
@@ -57,6 +62,7 @@ class VirtualMachine {
   std::shared_ptr<const Executable> exec_;
   VMOptions options_;
   std::vector<Callee> pool_;
+  std::unordered_map<int64_t, std::vector<NDArrayRef>> storagePool_;  // by size; in use while useCount() > 1
   int64_t depth_ = 0;
 };
 
