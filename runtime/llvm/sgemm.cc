@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -14,8 +15,9 @@
 namespace {
 
 // MR x NR = 6 x 32: 12 zmm accumulators, 2 zmm of B and a broadcast of A per k, so that the FMAs
-// (not loads) bound the loop. KC x NR floats of B (32 KB) stay in L1-L2, MC x KC of A (96 KB) in L2.
-constexpr int64_t kMR = 6, kNR = 32, kKC = 256, kMC = 96, kNC = 2048;
+// (not loads) bound the loop. A KC x NR micro-panel of B (16 KB) stays in the 32 KB L1 while the
+// MC / MR tiles of a block reuse it; MC x KC of A (72 KB) stays in L2.
+constexpr int64_t kMR = 6, kNR = 32, kKC = 384, kMC = 96, kNC = 2048;
 
 struct Gemm {
   float* c;
@@ -31,6 +33,10 @@ struct Gemm {
   int64_t ldb = 0;
   bool packB = true;      // else the micro-kernel reads B's rows in place
   bool splitRows = false;  // threads take row blocks instead of column slivers
+  // Work units (column or row blocks of `unit` slivers / micro-rows) that threads take in turn: on a
+  // shared machine a descheduled thread then holds up one unit, not half of the GEMM.
+  int64_t unit = 1, units = 0;
+  std::atomic<int64_t> next{0};
 };
 
 // The offsets of a row-major tuple of `count` dims (extent, then strides at `desc[1 + which]`).
@@ -115,6 +121,17 @@ __mmask16 maskOf(int64_t lanes) { return lanes >= 16 ? __mmask16(0xFFFF) : lanes
 // rows[0..R)[0..nr) (accumulating into C's values when `load`) += A micro-panel x B micro-panel. Row r
 // of the C tile starts at rows[r], its columns at cols[0..nr) (contiguous when cols is null). B rows
 // are ldb apart; bm0/bm1 mask B's two halves (all-ones for packed panels, which are zero-padded).
+// One k step of the tile: acc[r] += a[r] * (b0, b1).
+template <int R>
+__attribute__((target("avx512f,fma"), always_inline)) inline void step(__m512 (&acc0)[R], __m512 (&acc1)[R], __m512 b0, __m512 b1, const float* a) {
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) {
+    __m512 x = _mm512_set1_ps(a[r]);
+    acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
+    acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
+  }
+}
+
 template <int R>
 __attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, const float* bp, int64_t ldb, __mmask16 bm0, __mmask16 bm1, float* const* rows,
                                                   const int64_t* cols, int64_t nr, bool load) {
@@ -133,14 +150,16 @@ __attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, c
       acc0[r] = _mm512_setzero_ps(), acc1[r] = _mm512_setzero_ps();
     }
   }
-  for (int64_t k = 0; k < kc; ++k, ap += kMR, bp += ldb) {
-    __m512 b0 = _mm512_maskz_loadu_ps(bm0, bp), b1 = _mm512_maskz_loadu_ps(bm1, bp + 16);
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-      __m512 a = _mm512_set1_ps(ap[r]);
-      acc0[r] = _mm512_fmadd_ps(a, b0, acc0[r]);
-      acc1[r] = _mm512_fmadd_ps(a, b1, acc1[r]);
+  if (bm0 == 0xFFFF && bm1 == 0xFFFF) {
+    // Packed panels: plain loads, two k steps per iteration (less loop overhead per FMA).
+    int64_t k = 0;
+    for (; k + 1 < kc; k += 2, ap += 2 * kMR, bp += 2 * ldb) {
+      step<R>(acc0, acc1, _mm512_loadu_ps(bp), _mm512_loadu_ps(bp + 16), ap);
+      step<R>(acc0, acc1, _mm512_loadu_ps(bp + ldb), _mm512_loadu_ps(bp + ldb + 16), ap + kMR);
     }
+    if (k < kc) step<R>(acc0, acc1, _mm512_loadu_ps(bp), _mm512_loadu_ps(bp + 16), ap);
+  } else {
+    for (int64_t k = 0; k < kc; ++k, ap += kMR, bp += ldb) step<R>(acc0, acc1, _mm512_maskz_loadu_ps(bm0, bp), _mm512_maskz_loadu_ps(bm1, bp + 16), ap);
   }
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
@@ -202,11 +221,15 @@ bool hasAvx512() {
   return yes;
 }
 
-int32_t chunk(void* ctx, int64_t begin, int64_t end) {
-  const Gemm& g = *static_cast<const Gemm*>(ctx);
+// One thread's share: units taken from the shared counter until none is left.
+int32_t chunk(void* ctx, int64_t, int64_t) {
+  Gemm& g = *static_cast<Gemm*>(ctx);
   auto block = hasAvx512() ? blockAvx512 : blockPortable;
-  if (g.splitRows) block(g, begin * kMR, std::min(end * kMR, g.m), 0, g.n);
-  else block(g, 0, g.m, begin * kNR, std::min(end * kNR, g.n));
+  for (int64_t u; (u = g.next.fetch_add(1)) < g.units;) {
+    int64_t begin = u * g.unit, end = begin + g.unit;
+    if (g.splitRows) block(g, begin * kMR, std::min(end * kMR, g.m), 0, g.n);
+    else block(g, 0, g.m, begin * kNR, std::min(end * kNR, g.n));
+  }
   return 0;
 }
 
@@ -236,7 +259,10 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
   int threads = rlx::parallelThreads();
   g.splitRows = slivers < 2 * threads && rowBlocks > slivers;
-  int64_t units = g.splitRows ? rowBlocks : slivers;
-  int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k;
-  return rlx_parallel_for(chunk, &g, units, work);
+  // About four units per thread, each at least a sliver (or micro-row block) and at most a B panel.
+  int64_t blocks = g.splitRows ? rowBlocks : slivers;
+  g.unit = std::clamp<int64_t>(blocks / (4 * threads), 1, g.splitRows ? kMC / kMR : kNC / kNR);
+  g.units = (blocks + g.unit - 1) / g.unit;
+  int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
+  return rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), work);
 }
