@@ -216,6 +216,7 @@ def ort_fn(workload, a, threads):
 # ---------------------------------------------------------------- TVM (the same .relax file)
 def tvm_fn(workload, a, threads):
     os.environ["TVM_NUM_THREADS"] = str(threads)
+    os.environ.setdefault("TVM_FFI_DISABLE_TORCH_C_DLPACK", "1")  # else tvm_ffi may compile a torch extension
     import tvm
     from tvm import relax
     text = open(os.path.join(BENCH, "workloads", workload + ".relax")).read()
