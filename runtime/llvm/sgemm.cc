@@ -29,6 +29,7 @@ struct Gemm {
   std::vector<int64_t> mA, mC, nB, nC, kA, kB;
   bool cUnit = false;  // nC is contiguous: C tiles are stored with vector stores
   bool nBUnit = false;  // nB contiguous
+  bool kAUnit = false;  // kA contiguous
   bool bRows = false;   // nB contiguous and kB evenly ldb apart: B can be read in place
   int64_t ldb = 0;
   bool packB = true;      // else the micro-kernel reads B's rows in place
@@ -93,7 +94,10 @@ void packA(const Gemm& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float*
         continue;
       }
       const float* row = g.a + g.mA[size_t(i0 + i)];
-      for (int64_t k = 0; k < kc; ++k) ap[k * kMR + r] = row[ka[k]];
+      if (g.kAUnit)
+        for (int64_t k = 0; k < kc; ++k) ap[k * kMR + r] = row[ka[0] + k];
+      else
+        for (int64_t k = 0; k < kc; ++k) ap[k * kMR + r] = row[ka[k]];
     }
 }
 
@@ -252,6 +256,7 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   }
   g.cUnit = evenlySpaced(g.nC, 1);
   g.nBUnit = evenlySpaced(g.nB, 1);
+  g.kAUnit = evenlySpaced(g.kA, 1);
   g.ldb = g.k > 1 ? g.kB[1] - g.kB[0] : 0;
   g.bRows = g.nBUnit && evenlySpaced(g.kB, g.ldb);
   // With few rows each B element is used by few micro-tiles: reading B in place beats copying it.
@@ -259,9 +264,11 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
   int threads = rlx::parallelThreads();
   g.splitRows = slivers < 2 * threads && rowBlocks > slivers;
-  // About four units per thread, each at least a sliver (or micro-row block) and at most a B panel.
+  // About four units per thread, at most a B panel (or an A block) each; column units keep at least
+  // 8 slivers when that still feeds every thread, since each unit packs all of A again.
   int64_t blocks = g.splitRows ? rowBlocks : slivers;
-  g.unit = std::clamp<int64_t>(blocks / (4 * threads), 1, g.splitRows ? kMC / kMR : kNC / kNR);
+  int64_t least = g.splitRows ? 1 : std::min<int64_t>(8, blocks / threads);
+  g.unit = std::clamp<int64_t>(std::max(blocks / (4 * threads), least), 1, g.splitRows ? kMC / kMR : kNC / kNR);
   g.units = (blocks + g.unit - 1) / g.unit;
   int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
   return rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), work);
