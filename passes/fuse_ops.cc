@@ -134,16 +134,7 @@ class GraphCreator {
       for (auto& f : t->fields) collectLeaf(f, out);
       return;
     }
-    switch (e->kind()) {
-      case NodeKind::Var:
-      case NodeKind::DataflowVar:
-      case NodeKind::Constant:
-      case NodeKind::ShapeExpr:
-      case NodeKind::PrimValue:
-      case NodeKind::StringImm:
-      case NodeKind::DataTypeImm: break;
-      default: return;  // globals, extern functions, ops
-    }
+    if (!isLeafExpr(e) || e.as<GlobalVar>() || e.as<ExternFunc>() || e.as<Op>()) return;  // globals, extern functions, ops
     auto it = index_.find(e.get());
     out.push_back(it != index_.end() ? it->second : newNode(e.get()));
   }

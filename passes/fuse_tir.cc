@@ -54,15 +54,6 @@ Result<std::vector<std::pair<std::vector<PrimExpr>, DataType>>> outputShapes(con
   return out;
 }
 
-BufferRef declBuffer(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype) {
-  auto b = make<Buffer>();
-  b->name = name;
-  b->shape = shape;
-  b->dtype = dtype;
-  b->data = make<PrimVar>(name, DataType::handle());
-  return b;
-}
-
 // A kernel buffer's name before TVMScript printing made it unique: TVM names every buffer of a
 // compute op alike (five `T_multiply` in gelu) and its printer shows them as T_multiply,
 // T_multiply_1, ...; a parsed kernel keeps the printed names. FuseTIR names buffers after the
@@ -87,7 +78,7 @@ class FusedKernelBuilder {
       const StructInfo& s = p->sinfo;
       if (auto t = s.as<TensorSInfo>()) {
         if (!t->dims()) return Error("FuseTIR expects tensor parameters with known shapes: " + p->name);
-        BufferRef buf = declBuffer(p->name, *t->dims(), t->dtype);
+        BufferRef buf = tir_merge::declBuffer(p->name, *t->dims(), t->dtype);
         auto handle = make<PrimVar>("p_" + p->name, DataType::handle());
         func->params.push_back(handle);
         func->bufferMap.emplace_back(handle, buf);
@@ -224,7 +215,7 @@ class FusedKernelBuilder {
       // TVM appends "_<k>" to the candidate itself on each clash (x_intermediate_1_2 ...).
       for (size_t k = 1; std::find(taken.begin(), taken.end(), name) != taken.end(); ++k) name += "_" + std::to_string(k);
       taken.push_back(name);
-      BufferRef buf = declBuffer(name, shapes[i].first, (*b)->dtype);
+      BufferRef buf = tir_merge::declBuffer(name, shapes[i].first, (*b)->dtype);
       buf->scope = (*b)->scope;
       for (size_t d = 0; d < (*b)->shape.size() && d < buf->shape.size(); ++d) tir_merge::matchSymbolic((*b)->shape[d], buf->shape[d], sub.vars);
       sub.buffers[b->get()] = buf;

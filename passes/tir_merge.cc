@@ -8,6 +8,15 @@
 
 namespace rlx::tir_merge {
 
+BufferRef declBuffer(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype) {
+  auto b = make<Buffer>();
+  b->name = name;
+  b->shape = shape;
+  b->dtype = dtype;
+  b->data = make<PrimVar>(name, DataType::handle());
+  return b;
+}
+
 PrimVarRef Substituter::renewVar(const PrimVarRef& v) {
   auto fresh = make<PrimVar>(v->name, v->dtype, v->isSizeVar);
   vars[v.get()] = fresh;

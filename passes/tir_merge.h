@@ -11,6 +11,9 @@
 
 namespace rlx::tir_merge {
 
+// A fresh compact buffer (its own data var) of `shape` and `dtype`: kernel parameters and stages.
+BufferRef declBuffer(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype);
+
 // Unique block names in the order they are requested: a taken name gets the next free number
 // after its own trailing digits (`T_add` again becomes `T_add1`, `x2` again `x3`), as TVM's
 // SBlockNameDeduplicator does.

@@ -22,11 +22,6 @@ struct CodegenError {
   throw CodegenError{Error(std::move(message), at ? at->span : Span{}, std::move(hint))};
 }
 
-bool isVoid(const Expr& e) {
-  auto t = sinfoOf(e).as<TupleSInfo>();
-  return t && t->fields.empty();
-}
-
 class FunctionCompiler {
  public:
   FunctionCompiler(ExecBuilder& b, const IRModule& mod, std::string name) : b_(b), mod_(mod), name_(std::move(name)) {}
@@ -145,7 +140,7 @@ class FunctionCompiler {
       reg = newReg();
       b_.emitCall(builtin("vm.builtin.copy"), {arg(v)}, reg);
     } else if (v.as<Call>()) {
-      reg = call(v, isVoid(v) ? kVoidRegister : newReg());
+      reg = call(v, isVoidSInfo(sinfoOf(v)) ? kVoidRegister : newReg());
     } else {
       reg = toRegister(v);
     }

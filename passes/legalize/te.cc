@@ -1,6 +1,7 @@
 // The tensor-expression builder behind LegalizeOps: each compute stage becomes loops around one
 // block (iter vars v_<loop>, regions inferred as TVM's create_prim_func does), in creation order.
 #include "passes/legalize/te.h"
+#include "passes/tir_merge.h"
 
 #include <cmath>
 #include <limits>
@@ -102,16 +103,7 @@ std::vector<PrimExpr> KernelBuilder::mapShape(const std::vector<PrimExpr>& dims)
   return out;
 }
 
-static BufferRef newBuffer(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype) {
-  auto b = make<Buffer>();
-  b->name = name;
-  b->shape = shape;
-  b->dtype = dtype;
-  b->data = make<PrimVar>(name, DataType::handle());
-  return b;
-}
-
-Tensor KernelBuilder::placeholder(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype) { return Tensor{newBuffer(name, shape, dtype)}; }
+Tensor KernelBuilder::placeholder(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype) { return Tensor{tir_merge::declBuffer(name, shape, dtype)}; }
 
 std::string KernelBuilder::blockName(const std::string& base) {
   int& n = blockNames_[base];
@@ -170,7 +162,7 @@ Stmt realize(const Iters& it, TirBlockRef block) {
 Tensor KernelBuilder::compute(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype, const std::function<PrimExpr(const Indices&)>& fn,
                               const LoopNames& loops, AttrsRef blockAttrs) {
   Iters it = makeIters(shape, loops, {});
-  BufferRef out = newBuffer(name, shape, dtype);
+  BufferRef out = tir_merge::declBuffer(name, shape, dtype);
   auto block = make<TirBlock>();
   block->name = blockName(name);
   block->iterVars = it.ivars;
@@ -186,7 +178,7 @@ Tensor KernelBuilder::reduce(const std::string& name, const std::vector<PrimExpr
                              const std::function<PrimExpr(const Indices&, const Indices&)>& fn, const LoopNames& loops,
                              AttrsRef blockAttrs) {
   Iters it = makeIters(shape, loops, axes);
-  BufferRef out = newBuffer(name, shape, dtype);
+  BufferRef out = tir_merge::declBuffer(name, shape, dtype);
   PrimExpr acc = make<BufferLoad>(dtype, out, it.spatial);
   PrimExpr v = fn(it.spatial, it.reduce);
   PrimExpr combined;
@@ -216,7 +208,7 @@ std::vector<Tensor> KernelBuilder::reduceTuple(const std::string& name, const st
   std::vector<PrimExpr> accs;
   std::vector<Stmt> initStores, stores;
   for (size_t i = 0; i < dtypes.size(); ++i) {
-    BufferRef b = newBuffer(name + "_v" + std::to_string(i), shape, dtypes[i]);
+    BufferRef b = tir_merge::declBuffer(name + "_v" + std::to_string(i), shape, dtypes[i]);
     bufs.push_back(b);
     outs.push_back(Tensor{b});
     accs.push_back(make<BufferLoad>(dtypes[i], b, it.spatial));
