@@ -1,0 +1,121 @@
+// Module::exportIR: one Relax function per spec method with TVM's signature (spec args, then
+// effects, then params by param_mode), num_input, one dataflow block and the result bound to gv.
+#include <set>
+
+#include "frontend/nn/export_context.h"
+#include "frontend/nn/module.h"
+#include "ir/attrs.h"
+
+namespace rlx::nn {
+
+namespace {
+
+StructInfo argSInfo(ExportContext& ctx, const std::string& name, const ArgSpec& spec) {
+  switch (spec.kind()) {
+    case ArgSpec::TensorKind: return tensorSInfo(dimExprs(spec.shape()), spec.dtype());
+    case ArgSpec::IntKind: return make<ShapeSInfo>(std::vector<PrimExpr>{ctx.symbolicVar(name)}, 1);
+    case ArgSpec::TupleKind: {
+      std::vector<StructInfo> fields;
+      for (size_t i = 0; i < spec.items().size(); ++i) fields.push_back(argSInfo(ctx, name + "_" + std::to_string(i), spec.items()[i]));
+      return make<TupleSInfo>(std::move(fields));
+    }
+  }
+  return nullptr;
+}
+
+// The value a method sees for an argument bound to `expr`: tuples are unpacked item by item into
+// bindings named <arg>_<i>.
+Nested argValue(ExportContext& ctx, const std::string& name, const ArgSpec& spec, const Expr& expr) {
+  switch (spec.kind()) {
+    case ArgSpec::TensorKind: return Tensor(expr);
+    case ArgSpec::IntKind: return PrimExpr(ctx.symbolicVar(name));
+    case ArgSpec::TupleKind: {
+      std::vector<Nested> items;
+      for (size_t i = 0; i < spec.items().size(); ++i) {
+        std::string item = name + "_" + std::to_string(i);
+        items.push_back(argValue(ctx, item, spec.items()[i], ctx.emit(make<TupleGetItem>(expr, int(i)), item)));
+      }
+      return Nested(std::move(items));
+    }
+  }
+  fail("unknown argument spec");
+}
+
+void emitMethod(ExportContext& ctx, Module& self, const MethodSpec& method, const NamedParameters& params) {
+  ctx.beginFunction(method.name);
+  std::vector<VarRef> fnParams;
+  std::set<std::string> argNames;
+  for (auto& [name, spec] : method.args) {
+    if (!argNames.insert(name).second) fail("argument '" + name + "' is listed twice");
+    fnParams.push_back(make<Var>(name, argSInfo(ctx, name, spec)));
+  }
+  int64_t numInput = int64_t(method.args.size());
+  // Effects (IOEffect, KV caches) are threaded here, between the args and the params.
+
+  auto paramSInfo = [](const Parameter& p) {
+    std::vector<PrimExpr> dims;
+    for (auto d : p.shape()) dims.push_back(intImm(d));
+    return tensorSInfo(std::move(dims), p.dtype());
+  };
+  switch (method.options.paramMode) {
+    case ParamMode::Plain:
+      for (auto& [name, p] : params) {
+        auto v = make<Var>(name, paramSInfo(*p));
+        p->setExpr(v);
+        fnParams.push_back(v);
+      }
+      break;
+    case ParamMode::Packed: {
+      std::vector<StructInfo> fields;
+      for (auto& [name, p] : params) fields.push_back(paramSInfo(*p));
+      auto packed = make<Var>("packed_params", make<TupleSInfo>(std::move(fields)));
+      fnParams.push_back(packed);
+      for (size_t i = 0; i < params.size(); ++i) params[i].second->setExpr(ctx.emit(make<TupleGetItem>(packed, int(i)), params[i].first));
+      break;
+    }
+    case ParamMode::None:
+      for (auto& [name, p] : params)
+        p->setExpr(nullptr, "parameter '" + name + "' is used by method '" + method.name + "', whose param_mode is none");
+      break;
+  }
+
+  std::vector<Nested> args;
+  for (size_t i = 0; i < method.args.size(); ++i) args.push_back(argValue(ctx, method.args[i].first, method.args[i].second, fnParams[i]));
+  if (!method.fn) fail("method '" + method.name + "' has no function");
+  Nested result = method.fn(self, args);
+  VarRef gv = ctx.emitOutput(result.expr());
+  ctx.endFunction(std::move(fnParams), gv, makeDictAttrs({{"num_input", AttrValue::integer(numInput)}}));
+}
+
+}  // namespace
+
+Result<Exported> Module::exportIR(const ModuleSpec& spec, const ExportOptions& options) {
+  auto params = namedParameters();
+  auto clearParams = [&] {
+    for (auto& [name, p] : params) p->setExpr(nullptr);
+  };
+  ExportContext ctx;
+  ExportContext::Scope scope(ctx);
+  std::string current;
+  try {
+    if (options.debug) fail("debug export (the IOEffect) is not supported yet");
+    std::set<std::string> names;
+    for (auto& m : spec.methods()) {
+      current = m.name;
+      if (!names.insert(m.name).second) fail("method '" + m.name + "' is listed twice in the spec");
+      emitMethod(ctx, *this, m, params);
+    }
+  } catch (NNError& e) {
+    clearParams();
+    Error err = std::move(e.error);
+    if (!current.empty()) err.message = "exporting method '" + current + "': " + err.message;
+    return err;
+  }
+  clearParams();
+  Exported out;
+  out.module = ctx.module();
+  for (auto& [name, p] : params) out.params.push_back({name, p->shape(), p->dtype(), p});
+  return out;
+}
+
+}  // namespace rlx::nn
