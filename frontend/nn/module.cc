@@ -43,7 +43,7 @@ Status Module::replaceModule(const std::string& name, std::shared_ptr<Module> mo
     if (s->name != name) continue;
     if (!s->module) return Error("'" + name + "' of " + typeName() + " is not a submodule");
     if (!module) return Error("cannot replace submodule '" + name + "' by null");
-    if (s->accepts && !s->accepts(*module))
+    if (s->accepts && !s->accepts(module.get()))
       return Error("cannot replace submodule '" + name + "' (a " + s->module->typeName() + ") by a " + module->typeName() + ": the member's type does not allow it");
     s->module = std::move(module);
     return okStatus();

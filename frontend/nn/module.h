@@ -24,7 +24,7 @@ struct Slot {
   std::string name;
   std::shared_ptr<Module> module;
   std::shared_ptr<Parameter> param;
-  std::function<bool(const Module&)> accepts;  // the static type of the member (submodules)
+  std::function<bool(const Module*)> accepts;  // the static type of the member (submodules)
 };
 }  // namespace detail
 
@@ -91,7 +91,7 @@ class Module {
   ModuleRef<M> registerModule(const std::string& name, std::shared_ptr<M> module) {
     auto slot = addSlot(name);
     slot->module = std::move(module);
-    slot->accepts = [](const Module& m) { return dynamic_cast<const M*>(&m) != nullptr; };
+    slot->accepts = [](const Module* m) { return dynamic_cast<const M*>(m) != nullptr; };
     return ModuleRef<M>(slot);
   }
   // A null parameter registers nothing and returns an empty ParamRef (TVM's `self.bias = None`).
