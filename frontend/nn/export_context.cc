@@ -26,24 +26,30 @@ ExportContext::Scope::Scope(ExportContext& ctx) : prev_(activeContext) { activeC
 ExportContext::Scope::~Scope() { activeContext = prev_; }
 
 void ExportContext::beginFunction(const std::string& name) {
-  bb_ = BlockBuilder();
-  bb_.beginFunction();
-  bb_.beginBlock(true);
-  inFunction_ = true;
-  functionName_ = name;
-  symVars_.clear();
+  frames_.push_back(Frame{name, BlockBuilder(), {}});
+  frames_.back().bb.beginFunction();
+  frames_.back().bb.beginBlock(true);
   names_.reserve(name);
 }
 
-PrimVarRef ExportContext::symbolicVar(const std::string& name) {
-  auto it = symVars_.find(name);
-  if (it != symVars_.end()) return it->second;
-  auto v = make<PrimVar>(name, DataType::int64());
-  symVars_.emplace(name, v);
-  return v;
+ExportContext::Frame& ExportContext::frame() {
+  RLX_CHECK(!frames_.empty(), "no function is being built");
+  return frames_.back();
 }
 
-Expr ExportContext::normalizeOrThrow(const Expr& e) { return orThrow(bb_.normalize(e)); }
+const std::string& ExportContext::functionName() const {
+  RLX_CHECK(!frames_.empty(), "no function is being built");
+  return frames_.back().name;
+}
+
+PrimVarRef ExportContext::symbolicVar(const std::string& name) {
+  auto& vars = frame().symVars;
+  auto it = vars.find(name);
+  if (it != vars.end()) return it->second;
+  auto v = make<PrimVar>(name, DataType::int64());
+  vars.emplace(name, v);
+  return v;
+}
 
 Expr ExportContext::bindArgument(const Expr& a, std::unordered_map<const ExprNode*, Expr>& memo) {
   Expr na = bindNested(a, memo);
@@ -96,25 +102,24 @@ Expr ExportContext::bindNested(const Expr& e, std::unordered_map<const ExprNode*
 }
 
 Expr ExportContext::emit(const Expr& value, const std::string& nameHint, bool bindLeaf) {
-  RLX_CHECK(inFunction_, "emit outside a function");
   if (!bindLeaf && isLeafExpr(value)) return value;
   std::unordered_map<const ExprNode*, Expr> memo;
   Expr v = bindNested(value, memo);
-  auto var = orThrow(bb_.emit(v, names_.fresh(nameHint), {}));
+  auto var = orThrow(frame().bb.emit(v, names_.fresh(nameHint), {}));
   return var;
 }
 
 VarRef ExportContext::emitOutput(const Expr& value, const std::string& nameHint) {
   std::unordered_map<const ExprNode*, Expr> memo;
   Expr v = bindNested(value, memo);
-  return orThrow(bb_.emit(v, names_.fresh(nameHint), {}, nullptr, /*asOutput=*/true));
+  return orThrow(frame().bb.emit(v, names_.fresh(nameHint), {}, nullptr, /*asOutput=*/true));
 }
 
 GlobalVarRef ExportContext::endFunction(std::vector<VarRef> params, const Expr& output, AttrsRef attrs, bool isPrivate) {
-  RLX_CHECK(inFunction_, "endFunction outside a function");
+  std::string name = functionName();
   std::vector<BlockRef> blocks;
-  if (auto b = bb_.endBlock()) blocks.push_back(b);
-  inFunction_ = false;
+  if (auto b = frame().bb.endBlock()) blocks.push_back(b);
+  frames_.pop_back();
   auto seq = make<SeqExpr>(std::move(blocks), output);
   seq->sinfo = sinfoOf(output);
   std::vector<const PrimVar*> sigVars;
@@ -124,12 +129,12 @@ GlobalVarRef ExportContext::endFunction(std::vector<VarRef> params, const Expr& 
     for (auto& v : vs) sigVars.push_back(v.get());
   }
   StructInfo ret = eraseUndefinedVars(sinfoOf(output), sigVars);
-  if (!isPrivate) attrs = withDictAttr(attrs, "global_symbol", AttrValue::str(functionName_));
+  if (!isPrivate) attrs = withDictAttr(attrs, "global_symbol", AttrValue::str(name));
   auto func = make<Function>(std::move(params), seq, ret, true, attrs);
   std::vector<StructInfo> ps;
   for (auto& p : func->params) ps.push_back(sinfoOf(p));
   func->sinfo = make<FuncSInfo>(std::move(ps), ret, true);
-  auto gv = make<GlobalVar>(functionName_);
+  auto gv = make<GlobalVar>(name);
   gv->sinfo = func->sinfo;
   module_->functions.push_back({gv, func});
   return gv;

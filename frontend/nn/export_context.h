@@ -40,9 +40,11 @@ class ExportContext {
 
   // ---- the function under construction
   // Starts a function whose bindings go into one dataflow block; symbolic vars start empty.
+  // Functions nest (a subroutine is emitted while its caller is being built): the innermost one
+  // is current until its endFunction.
   void beginFunction(const std::string& name);
-  bool inFunction() const { return inFunction_; }
-  const std::string& functionName() const { return functionName_; }
+  bool inFunction() const { return !frames_.empty(); }
+  const std::string& functionName() const;
   // The int64 symbolic var called `name` of the current function (created on first use).
   PrimVarRef symbolicVar(const std::string& name);
   // Binds `value` to a fresh var named after `nameHint`. Non-leaf arguments nested inside it are
@@ -63,14 +65,17 @@ class ExportContext {
  private:
   Expr bindNested(const Expr& e, std::unordered_map<const ExprNode*, Expr>& memo);
   Expr bindArgument(const Expr& a, std::unordered_map<const ExprNode*, Expr>& memo);
-  Expr normalizeOrThrow(const Expr& e);
+
+  struct Frame {
+    std::string name;
+    BlockBuilder bb;
+    std::map<std::string, PrimVarRef> symVars;
+  };
+  Frame& frame();
 
   NameSupply names_;
   IRModuleRef module_;
-  BlockBuilder bb_;
-  bool inFunction_ = false;
-  std::string functionName_;
-  std::map<std::string, PrimVarRef> symVars_;
+  std::vector<Frame> frames_;
 };
 
 }  // namespace rlx::nn
