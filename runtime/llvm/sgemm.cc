@@ -19,14 +19,25 @@ namespace {
 // MC / MR tiles of a block reuse it; MC x KC of A (72 KB) stays in L2.
 constexpr int64_t kMR = 6, kNR = 32, kKC = 384, kMC = 96, kNC = 2048;
 
+struct OffsetTables {
+  std::vector<int64_t> mA, mC, nB, nC, kA, kB;
+};
+
+OffsetTables& callerTables() {
+  thread_local OffsetTables tables;
+  return tables;
+}
+
 struct Gemm {
   float* c;
   const float* a;
   const float* b;
   int64_t m = 1, n = 1, k = 1;
   // Element offsets of each flattened index: A's rows (mA) and columns (kA), B's rows (kB) and
-  // columns (nB), C's rows (mC) and columns (nC).
-  std::vector<int64_t> mA, mC, nB, nC, kA, kB;
+  // columns (nB), C's rows (mC) and columns (nC). The calling thread's tables, reused from call to
+  // call so that they keep their capacity (workers only read them while the caller waits).
+  OffsetTables& tables = callerTables();
+  std::vector<int64_t>&mA = tables.mA, &mC = tables.mC, &nB = tables.nB, &nC = tables.nC, &kA = tables.kA, &kB = tables.kB;
   bool cUnit = false;  // nC is contiguous: C tiles are stored with vector stores
   bool nBUnit = false;  // nB contiguous
   bool kAUnit = false;  // kA contiguous
@@ -34,23 +45,26 @@ struct Gemm {
   int64_t ldb = 0;
   bool packB = true;      // else the micro-kernel reads B's rows in place
   bool splitRows = false;  // threads take row blocks instead of column slivers
+  bool gemv = false;       // one row: threads take blocks of kGW columns (gemvAvx512)
   // Work units (column or row blocks of `unit` slivers / micro-rows) that threads take in turn: on a
   // shared machine a descheduled thread then holds up one unit, not half of the GEMM.
   int64_t unit = 1, units = 0;
   std::atomic<int64_t> next{0};
 };
 
-// The offsets of a row-major tuple of `count` dims (extent, then strides at `desc[1 + which]`).
+// The offsets of a row-major tuple of `count` dims (extent, then strides at `desc[1 + which]`),
+// expanded in place one dim at a time (back to front, so no entry is overwritten before it is read).
 void offsets(const int64_t* desc, int64_t count, int which0, int which1, std::vector<int64_t>& o0, std::vector<int64_t>& o1) {
   o0.assign(1, 0), o1.assign(1, 0);
   for (int64_t d = 0; d < count; ++d, desc += 3) {
-    int64_t extent = desc[0], s0 = desc[1 + which0], s1 = desc[1 + which1];
-    std::vector<int64_t> n0, n1;
-    n0.reserve(o0.size() * size_t(std::max<int64_t>(extent, 0)));
-    n1.reserve(n0.capacity());
-    for (size_t i = 0; i < o0.size(); ++i)
-      for (int64_t t = 0; t < extent; ++t) n0.push_back(o0[i] + t * s0), n1.push_back(o1[i] + t * s1);
-    o0.swap(n0), o1.swap(n1);
+    size_t n = o0.size(), e = size_t(std::max<int64_t>(desc[0], 0));
+    int64_t s0 = desc[1 + which0], s1 = desc[1 + which1];
+    o0.resize(n * e), o1.resize(n * e);
+    if (e == 0) return;
+    for (size_t i = n; i-- > 0;) {
+      int64_t b0 = o0[i], b1 = o1[i];
+      for (size_t t = e; t-- > 0;) o0[i * e + t] = b0 + int64_t(t) * s0, o1[i * e + t] = b1 + int64_t(t) * s1;
+    }
   }
 }
 
@@ -101,21 +115,21 @@ void packA(const Gemm& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float*
     }
 }
 
-// B[p0.., j0..] (kc x nc) as micro-panels of kNR columns: bp[(s * kc + k) * kNR + c], zero-padded.
-// A convolution's operand is gathered here (implicit GEMM: no im2col buffer).
-void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp) {
+// B[p0.., j0..] (kc x nc) as micro-panels of `width` columns: bp[(s * kc + k) * width + c],
+// zero-padded. A convolution's operand is gathered here (implicit GEMM: no im2col buffer).
+void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp, int64_t width = kNR) {
   bool unit = g.nBUnit;
-  for (int64_t s = 0; s * kNR < nc; ++s, bp += kc * kNR) {
-    int64_t w = std::min(kNR, nc - s * kNR);
-    const int64_t* nb = g.nB.data() + j0 + s * kNR;
+  for (int64_t s = 0; s * width < nc; ++s, bp += kc * width) {
+    int64_t w = std::min(width, nc - s * width);
+    const int64_t* nb = g.nB.data() + j0 + s * width;
     for (int64_t k = 0; k < kc; ++k) {
       const float* row = g.b + g.kB[size_t(p0 + k)];
-      float* dst = bp + k * kNR;
+      float* dst = bp + k * width;
       if (unit)
         for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[0] + c];
       else
         for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[c]];
-      for (int64_t c = w; c < kNR; ++c) dst[c] = 0;
+      for (int64_t c = w; c < width; ++c) dst[c] = 0;
     }
   }
 }
@@ -178,6 +192,61 @@ __attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, c
   }
 }
 
+// M = 1 (a vector times a matrix: batch-1 inference). The micro-kernel would keep two accumulators,
+// each FMA waiting for the previous one; here a block of kGW columns keeps kGV independent
+// accumulators while k runs, over B's rows in place or its packed panels. Same sums as the tiles:
+// each element from 0, in k's order, fused.
+constexpr int64_t kGV = 8, kGW = 16 * kGV;
+
+// acc[v] += sum over k of a[ka[k]] * b[k * step + 16 * v], lanes outside mask[v] ignored. Named
+// locals, not the arrays: GCC keeps arrays of vectors in memory, storing every sum each k step.
+__attribute__((target("avx512f,fma"), always_inline)) inline void gemvPanel(int64_t kc, const float* a, const int64_t* ka, const float* b, int64_t step,
+                                                                              const __mmask16 (&mask)[kGV], __m512 (&acc)[kGV]) {
+  static_assert(kGV == 8, "gemvPanel keeps eight accumulators");
+  __m512 s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3], s4 = acc[4], s5 = acc[5], s6 = acc[6], s7 = acc[7];
+  const __mmask16 m0 = mask[0], m1 = mask[1], m2 = mask[2], m3 = mask[3], m4 = mask[4], m5 = mask[5], m6 = mask[6], m7 = mask[7];
+  for (int64_t k = 0; k < kc; ++k, b += step) {
+    __m512 x = _mm512_set1_ps(a[ka[k]]);
+    s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);
+    s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + 16), s1);
+    s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + 32), s2);
+    s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + 48), s3);
+    s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + 64), s4);
+    s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + 80), s5);
+    s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + 96), s6);
+    s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + 112), s7);
+  }
+  acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3, acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
+}
+
+__attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, int64_t j0, int64_t j1) {
+  float* bp = g.packB ? scratch(1, size_t(kKC * kGW)) : nullptr;
+  const float* a = g.a + g.mA[0];
+  for (int64_t j = j0; j < j1; j += kGW) {
+    int64_t w = std::min(kGW, j1 - j);
+    __mmask16 mask[kGV];
+    __m512 acc[kGV];
+    for (int64_t v = 0; v < kGV; ++v) mask[v] = maskOf(w - 16 * v), acc[v] = _mm512_setzero_ps();
+    for (int64_t pc = 0; pc < g.k; pc += kKC) {
+      int64_t kc = std::min(kKC, g.k - pc);
+      if (g.packB) {
+        packB(g, pc, kc, j, w, bp, kGW);
+        gemvPanel(kc, a, g.kA.data() + pc, bp, kGW, mask, acc);
+      } else {
+        gemvPanel(kc, a, g.kA.data() + pc, g.b + g.kB[size_t(pc)] + g.nB[size_t(j)], g.ldb, mask, acc);
+      }
+    }
+    float* c = g.c + g.mC[0];
+    if (g.cUnit) {
+      for (int64_t v = 0; v < kGV; ++v) _mm512_mask_storeu_ps(c + g.nC[size_t(j)] + 16 * v, mask[v], acc[v]);
+    } else {
+      alignas(64) float tile[kGW];
+      for (int64_t v = 0; v < kGV; ++v) _mm512_store_ps(tile + 16 * v, acc[v]);
+      for (int64_t t = 0; t < w; ++t) c[g.nC[size_t(j + t)]] = tile[t];
+    }
+  }
+}
+
 using MicroFn = void (*)(int64_t, const float*, const float*, int64_t, __mmask16, __mmask16, float* const*, const int64_t*, int64_t, bool);
 constexpr MicroFn kMicro[kMR + 1] = {nullptr, micro<1>, micro<2>, micro<3>, micro<4>, micro<5>, micro<6>};
 
@@ -231,7 +300,8 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
   auto block = hasAvx512() ? blockAvx512 : blockPortable;
   for (int64_t u; (u = g.next.fetch_add(1)) < g.units;) {
     int64_t begin = u * g.unit, end = begin + g.unit;
-    if (g.splitRows) block(g, begin * kMR, std::min(end * kMR, g.m), 0, g.n);
+    if (g.gemv) gemvAvx512(g, begin * kGW, std::min(end * kGW, g.n));
+    else if (g.splitRows) block(g, begin * kMR, std::min(end * kMR, g.m), 0, g.n);
     else block(g, 0, g.m, begin * kNR, std::min(end * kNR, g.n));
   }
   return 0;
@@ -261,8 +331,13 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   g.bRows = g.nBUnit && evenlySpaced(g.kB, g.ldb);
   // With few rows each B element is used by few micro-tiles: reading B in place beats copying it.
   g.packB = !(g.bRows && g.m <= 2 * kMR);
-  int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
   int threads = rlx::parallelThreads();
+  if (g.m == 1 && hasAvx512()) {
+    g.gemv = true;
+    g.units = (g.n + kGW - 1) / kGW;
+    return rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), kGW * g.k);
+  }
+  int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
   g.splitRows = slivers < 2 * threads && rowBlocks > slivers;
   // About four units per thread, at most a B panel (or an A block) each; column units keep at least
   // 8 slivers when that still feeds every thread, since each unit packs all of A again.

@@ -1,6 +1,8 @@
-// The kernels' thread pool: workers started on first use wait for a loop, take chunks from an
-// atomic counter with the calling thread, and report the first failure code.
+// The kernels' thread pool: workers started on first use wait for a loop (spinning briefly, then
+// asleep), take chunks from an atomic counter with the calling thread, report the first failure code.
 #include "runtime/llvm/thread_pool.h"
+
+#include <immintrin.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,7 +19,22 @@ namespace {
 // Below this much work (elements touched, roughly) a loop is not worth waking threads for.
 constexpr int64_t kMinParallelWork = 1 << 15;
 
+// How long a worker polls for the next loop before it sleeps, and the caller for claimed pieces
+// before it sleeps (pause instructions, roughly 50-100 us): a model runs its kernels back to back,
+// and a futex wake-up costs more than a small kernel.
+constexpr int kSpinPauses = 1 << 13;
+
 thread_local bool insideParallelLoop = false;
+
+// A loop's progress in one word, so that a piece is claimed only for the loop it was seen for:
+// generation (high 32 bits), piece count (16 bits), next piece (low 16 bits).
+struct Ticket {
+  uint64_t word;
+  uint32_t generation() const { return uint32_t(word >> 32); }
+  int64_t pieces() const { return int64_t((word >> 16) & 0xFFFF); }
+  int64_t next() const { return int64_t(word & 0xFFFF); }
+  static uint64_t make(uint32_t generation, int64_t pieces) { return uint64_t(generation) << 32 | uint64_t(pieces) << 16; }
+};
 
 class ThreadPool {
  public:
@@ -35,66 +52,86 @@ class ThreadPool {
 
   int size() const { return int(workers_.size()) + 1; }
 
+  // The caller takes pieces too and waits only for pieces a worker has claimed: a worker that is
+  // descheduled (or asleep) when the loop starts holds nothing up.
   int32_t run(RlxChunkFn chunk, void* ctx, int64_t extent) {
     // One loop at a time; a second caller meanwhile runs its loop by itself.
     std::unique_lock<std::mutex> job(jobMutex_, std::try_to_lock);
     if (!job.owns_lock()) return chunk(ctx, 0, extent);
-    int64_t pieces = std::min<int64_t>(extent, size());
+    int64_t pieces = std::min<int64_t>({extent, size(), 0xFFFF});
+    chunk_ = chunk, ctx_ = ctx, extent_ = extent;
+    done_.store(0, std::memory_order_relaxed);
+    code_.store(0, std::memory_order_relaxed);
+    uint32_t generation = Ticket{ticket_.load(std::memory_order_relaxed)}.generation() + 1;
     {
+      // The release store publishes the fields above to whoever claims a piece of this loop.
       std::lock_guard<std::mutex> lock(mutex_);
-      chunk_ = chunk;
-      ctx_ = ctx;
-      extent_ = extent;
-      pieces_ = pieces;
-      next_ = 0;
-      code_ = 0;
-      busy_ = int(workers_.size());
-      ++generation_;
+      ticket_.store(Ticket::make(generation, pieces), std::memory_order_release);
+      if (sleepers_ > 0) wake_.notify_all();
     }
-    wake_.notify_all();
-    runPieces();
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
-    return code_;
+    runPieces(generation);
+    for (int spin = 0; done_.load(std::memory_order_acquire) != pieces && spin < kSpinPauses; ++spin) _mm_pause();
+    if (done_.load(std::memory_order_acquire) != pieces) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      finished_.wait(lock, [&] { return done_.load(std::memory_order_acquire) == pieces; });
+    }
+    return code_.load(std::memory_order_relaxed);
   }
 
  private:
-  void runPieces() {
+  // Claims and runs pieces of loop `generation` until none is left (or a newer loop has begun).
+  void runPieces(uint32_t generation) {
     insideParallelLoop = true;
-    for (int64_t i; (i = next_.fetch_add(1)) < pieces_;) {
-      int64_t begin = extent_ * i / pieces_, end = extent_ * (i + 1) / pieces_;
-      int32_t code = chunk_(ctx_, begin, end);
+    uint64_t word = ticket_.load(std::memory_order_acquire);
+    for (;;) {
+      Ticket t{word};
+      if (t.generation() != generation || t.next() >= t.pieces()) break;
+      if (!ticket_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) continue;
+      int64_t i = t.next(), pieces = t.pieces();
+      int32_t code = chunk_(ctx_, extent_ * i / pieces, extent_ * (i + 1) / pieces);
       int32_t none = 0;
       if (code != 0) code_.compare_exchange_strong(none, code);
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == pieces) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        finished_.notify_one();
+      }
+      word = ticket_.load(std::memory_order_acquire);
     }
     insideParallelLoop = false;
   }
 
-  void work() {
-    uint64_t seen = 0;
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-        if (stopping_) return;
-        seen = generation_;
-      }
-      runPieces();
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
+  // The generation of the next loop: polled for a while, then waited for asleep (the sleeper count
+  // tells run() whether a wake-up is needed; both look at it under the mutex, so none is lost).
+  bool awaitLoop(uint32_t& seen) {
+    for (int spin = 0; spin < kSpinPauses; ++spin) {
+      uint32_t g = Ticket{ticket_.load(std::memory_order_acquire)}.generation();
+      if (g != seen) return seen = g, true;
+      _mm_pause();
     }
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++sleepers_;
+    wake_.wait(lock, [&] { return stopping_ || Ticket{ticket_.load(std::memory_order_acquire)}.generation() != seen; });
+    --sleepers_;
+    if (stopping_) return false;
+    seen = Ticket{ticket_.load(std::memory_order_acquire)}.generation();
+    return true;
+  }
+
+  void work() {
+    uint32_t seen = 0;
+    while (awaitLoop(seen)) runPieces(seen);
   }
 
   std::vector<std::thread> workers_;
   std::mutex jobMutex_, mutex_;
-  std::condition_variable wake_, done_;
+  std::condition_variable wake_, finished_;
   bool stopping_ = false;
-  uint64_t generation_ = 0;
-  int busy_ = 0;
+  int sleepers_ = 0;  // guarded by mutex_
+  std::atomic<uint64_t> ticket_{0};
+  std::atomic<int64_t> done_{0};  // pieces of the current loop finished
   RlxChunkFn chunk_ = nullptr;
   void* ctx_ = nullptr;
-  int64_t extent_ = 0, pieces_ = 0;
-  std::atomic<int64_t> next_{0};
+  int64_t extent_ = 0;
   std::atomic<int32_t> code_{0};
 };
 
