@@ -15,7 +15,8 @@ namespace rlx::nn {
 
 class Module;
 
-// A value crossing a method boundary (Nested): a Tensor, a symbolic int (PrimExpr) or a tuple of values.
+// A value crossing a method boundary: a Tensor, a symbolic int (PrimExpr) or a tuple of such values,
+// nested (method arguments from the spec, method results, tensor_ir_op arguments).
 class Nested {
  public:
   enum Kind { TensorKind, PrimKind, TupleKind };

@@ -345,3 +345,76 @@ def add_n(a: T.handle, b: T.handle, k: T.int64):
   auto ex = nn_test::exportOk(net, s);
   near(run(ex, "forward", {values(DataType::float32(), {3, 2}, {0, 1, 2, 3, 4, 5})})[0], {6, 8, 10, 12, 14, 16});
 }
+
+TEST_CASE("nn numerics: ConvTranspose1D and Conv2D with bias", "[nn][numerics]") {
+  SECTION("ConvTranspose1D") {
+    ConvTranspose1D deconv(2, 3, 3, {.stride = 2, .padding = 1, .outputPadding = 1});
+    randomParams(deconv);
+    auto ex = nn_test::exportOk(deconv, unary({{"x", spec::Tensor({1, 2, 3}, "float32")}}));
+    auto x = random({1, 2, 3}, 21);
+    auto w = deconv.weight->data(), b = deconv.bias->data();
+    std::vector<double> want(3 * 6);
+    for (int64_t o = 0; o < 3; ++o)
+      for (int64_t t = 0; t < 6; ++t) want[size_t(o * 6 + t)] = at(b, {o});
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t s = 0; s < 3; ++s)
+        for (int64_t o = 0; o < 3; ++o)
+          for (int64_t k = 0; k < 3; ++k) {
+            int64_t t = s * 2 - 1 + k;
+            if (t >= 0 && t < 6) want[size_t(o * 6 + t)] += at(x, {0, c, s}) * at(w, {c, o, k});
+          }
+    near(run(ex, "forward", {x})[0], want);
+  }
+  SECTION("Conv2D") {
+    Conv2D conv(2, 2, 3, {.padding = 1});
+    randomParams(conv);
+    auto ex = nn_test::exportOk(conv, unary({{"x", spec::Tensor({1, 2, 3, 3}, "float32")}}));
+    auto x = random({1, 2, 3, 3}, 22);
+    auto w = conv.weight->data(), b = conv.bias->data();
+    std::vector<double> want;
+    for (int64_t o = 0; o < 2; ++o)
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 3; ++j) {
+          double s = at(b, {o});
+          for (int64_t c = 0; c < 2; ++c)
+            for (int64_t di = 0; di < 3; ++di)
+              for (int64_t dj = 0; dj < 3; ++dj) {
+                int64_t y = i - 1 + di, z = j - 1 + dj;
+                if (y >= 0 && y < 3 && z >= 0 && z < 3) s += at(x, {0, c, y, z}) * at(w, {o, c, di, dj});
+              }
+          want.push_back(s);
+        }
+    near(run(ex, "forward", {x})[0], want);
+  }
+}
+
+TEST_CASE("nn numerics: creation, indexing and search ops", "[nn][numerics]") {
+  struct Net : Module {
+    Nested run(const Tensor& a, const Tensor& idx) {
+      auto top = op::topk(a, 2, -1, "both", true, "int32");
+      return std::vector<Tensor>{
+          op::full({2, 2}, 1.5) + op::ones({2, 2}) - op::zeros({2, 2}),  // 2.5 everywhere
+          op::arange(1, 7, 2, "int32"),                                     // 1 3 5
+          op::repeat(op::take(a, idx, 1), 2, 1),                            // columns idx, each twice
+          op::triu(op::broadcastTo(op::unsqueeze(op::sum(a, op::Axes{1}), 1), {2, 2}), 0),
+          op::pad(a, {0, 0, 1, 0}, "constant", 9.0),
+          top[0],
+          top[1],
+          op::interpolate(op::reshape(a, {1, 1, 2, 3}), {.scaleFactor = std::vector<double>{2.0}}),
+      };
+    }
+  };
+  Net net;
+  ModuleSpec s;
+  s.add("forward", {{"a", spec::Tensor({2, 3}, "float32")}, {"idx", spec::Tensor({2}, "int64")}}, &Net::run);
+  auto ex = nn_test::exportOk(net, s);
+  auto r = run(ex, "forward", {values(DataType::float32(), {2, 3}, {3, 1, 2, -1, 5, 0}), values(DataType::int64(), {2}, {2, 0})});
+  near(r[0], {2.5, 2.5, 2.5, 2.5});
+  near(r[1], {1, 3, 5});
+  near(r[2], {2, 2, 3, 3, 0, 0, -1, -1});
+  near(r[3], {6, 6, 0, 4});
+  near(r[4], {9, 3, 1, 2, 9, -1, 5, 0});
+  near(r[5], {3, 2, 5, 0});
+  near(r[6], {0, 2, 1, 2});
+  near(r[7], {3, 3, 1, 1, 2, 2, 3, 3, 1, 1, 2, 2, -1, -1, 5, 5, 0, 0, -1, -1, 5, 5, 0, 0});
+}
