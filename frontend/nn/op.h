@@ -157,6 +157,17 @@ Tensor full(const std::vector<Dim>& shape, std::variant<double, Tensor> fill, DT
 Tensor empty(const std::vector<Dim>& shape, DType dtype = "float32", const std::string& name = "empty");
 Tensor arange(double start, std::optional<double> end = std::nullopt, double step = 1, DType dtype = "float32", const std::string& name = "arange");
 
+// ---------------------------------------------------------------- collective communication
+// With one worker each is the identity (R.ccl.*).
+Tensor cclAllreduce(const Tensor& x, const std::string& opType = "sum", bool inGroup = true, const std::string& name = "ccl_allreduce");
+Tensor cclAllgather(const Tensor& x, int64_t numWorkers, const std::string& name = "ccl_allgather");
+Tensor cclBroadcastFromWorker0(const Tensor& x, const std::string& name = "broadcast_from_worker0");
+
+// ---------------------------------------------------------------- raw Relax
+// Binds a Relax expression built by hand (nested sub-expressions as lv, lv1, ...) under `name`:
+// a tensor, or a tuple whose items are bound as <name>_<i> (TVM's wrap_nested).
+Nested wrapNested(const Expr& expr, const std::string& name);
+
 // ---------------------------------------------------------------- custom kernels
 // A call_tir of `func` (a T.prim_func in TVMScript text, or a PrimFunc) added to the module under
 // `nameHint`. Tensor args are passed as inputs, PrimExpr args as tir_vars; `outs` give the output

@@ -4,12 +4,14 @@
 #include <cmath>
 #include <random>
 
+#include "passes/op_builder.h"
 #include "nn_test_util.h"
 
 using namespace rlx::nn;
 using rlx::DataType;
 using rlx::NDArray;
 using rlx::NDArrayRef;
+using rlx::Expr;
 using rlx::PrimExpr;
 namespace te = rlx::te;
 
@@ -417,4 +419,25 @@ TEST_CASE("nn numerics: creation, indexing and search ops", "[nn][numerics]") {
   near(r[5], {3, 2, 5, 0});
   near(r[6], {0, 2, 1, 2});
   near(r[7], {3, 3, 1, 1, 2, 2, 3, 3, 1, 1, 2, 2, -1, -1, 5, 5, 0, 0, -1, -1, 5, 5, 0, 0});
+}
+
+TEST_CASE("nn numerics: ccl ops are the identity with one worker; wrapNested", "[nn][numerics]") {
+  struct Net : Module {
+    Nested run(const Tensor& a) {
+      Tensor s = op::cclBroadcastFromWorker0(op::cclAllgather(op::cclAllreduce(a), 1));
+      Expr pair = rlx::make<rlx::Tuple>(std::vector<Expr>{rlx::build::call("exp", {rlx::build::e(s.expr())}), s.expr()});
+      Nested wrapped = op::wrapNested(pair, "pair");
+      return std::vector<Tensor>{s, wrapped.items()[0].tensor()};
+    }
+  };
+  Net net;
+  ModuleSpec s;
+  s.add("forward", {{"a", spec::Tensor({2}, "float32")}}, &Net::run);
+  auto ex = nn_test::exportOk(net, s);
+  auto r = run(ex, "forward", {values(DataType::float32(), {2}, {1, -2})});
+  near(r[0], {1, -2});
+  near(r[1], {std::exp(1.0), std::exp(-2.0)});
+  std::string text = rlx::printModule(ex.module);
+  CHECK(text.find("pair_0: R.Tensor((2,), dtype=\"float32\") = pair[0]") != std::string::npos);
+  CHECK(text.find("R.ccl.allreduce(a, op_type=\"sum\", in_group=True)") != std::string::npos);
 }
