@@ -11,6 +11,7 @@
 #include "ir/eval_function.h"
 #include "ir/file_util.h"
 #include "ir/structural_equal.h"
+#include "ir/verifier.h"
 #include "parser/parser.h"
 #include "printer/printer.h"
 
@@ -47,6 +48,7 @@ inline rlx::nn::Exported exportOk(rlx::nn::Module& m, const rlx::nn::ModuleSpec&
 // The export equals the reference structurally and prints identically; params match exactly.
 inline void checkReference(const std::string& name, const rlx::nn::Exported& ex, const ParamList& params, bool checkText = true) {
   auto ref = loadReference(name);
+  for (auto& e : rlx::verifyModule(ex.module, {.strictAnnotations = true})) FAIL_CHECK("not well formed: " << e.message);
   auto eq = rlx::structuralEqual(ref, ex.module);
   INFO("ours:\n" << rlx::printModule(ex.module));
   INFO("first mismatch at " << eq.path << ": reference " << eq.lhs << ", ours " << eq.rhs);

@@ -10,7 +10,8 @@ using nn_test::exportOk;
 
 namespace {
 
-ModuleSpec forwardSpec(MethodArgs args, Tensor (Module::*)(const Tensor&) = nullptr) {
+// The module's single-tensor forward as method "forward".
+ModuleSpec forwardSpec(MethodArgs args) {
   ModuleSpec s;
   s.add("forward", std::move(args), [](Module& m, const std::vector<Nested>& a) -> Nested { return m.forward(a[0].tensor()); });
   return s;
