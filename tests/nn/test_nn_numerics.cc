@@ -441,3 +441,52 @@ TEST_CASE("nn numerics: ccl ops are the identity with one worker; wrapNested", "
   CHECK(text.find("pair_0: R.Tensor((2,), dtype=\"float32\") = pair[0]") != std::string::npos);
   CHECK(text.find("R.ccl.allreduce(a, op_type=\"sum\", in_group=True)") != std::string::npos);
 }
+
+namespace {
+// A GPT-2-style decoder block: pre-norm causal self-attention and a GELU MLP, with residuals.
+struct SelfAttention : Module {
+  int64_t heads, dim;
+  ModuleRef<Linear> qkv, proj;
+  SelfAttention(int64_t d, int64_t h) : heads(h), dim(d) {
+    qkv = registerModule("c_attn", std::make_shared<Linear>(d, 3 * d));
+    proj = registerModule("c_proj", std::make_shared<Linear>(d, d));
+  }
+  Tensor forward(const Tensor& x) override {
+    PrimExpr b = x.dim(0), s = x.dim(1);
+    auto parts = op::split(qkv(x), int64_t(3), 2);
+    auto heads4 = [&](const Tensor& t) { return op::reshape(t, {b, s, heads, dim / heads}); };
+    Tensor o = op::scaledDotProductAttention(heads4(parts[0]), heads4(parts[1]), heads4(parts[2]), {.isCausal = true});
+    return proj(op::reshape(o, {b, s, dim}));
+  }
+};
+struct DecoderBlock : Module {
+  ModuleRef<LayerNorm> ln1 = registerModule("ln_1", std::make_shared<LayerNorm>(8));
+  ModuleRef<SelfAttention> attn = registerModule("attn", std::make_shared<SelfAttention>(8, 2));
+  ModuleRef<LayerNorm> ln2 = registerModule("ln_2", std::make_shared<LayerNorm>(8));
+  ModuleRef<ModuleList> mlp = registerModule(
+      "mlp", std::make_shared<ModuleList>(std::vector<std::shared_ptr<Module>>{std::make_shared<Linear>(8, 32), std::make_shared<GELU>(), std::make_shared<Linear>(32, 8)}));
+  Tensor forward(const Tensor& input) override {
+    Tensor x = input + attn(ln1(input));
+    return x + mlp(ln2(x));
+  }
+};
+}  // namespace
+
+TEST_CASE("nn: a GPT-2-style block exports, verifies and runs with symbolic batch and length", "[nn][numerics]") {
+  DecoderBlock block;
+  randomParams(block);
+  auto ex = nn_test::exportOk(block, unary({{"x", spec::Tensor({"batch", "seq_len", 8}, "float32")}}));
+  CHECK(rlx::verifyModule(ex.module).empty());
+  CHECK(ex.params.size() == 12);
+  CHECK(ex.params[2].name == "attn.c_attn.weight");
+  CHECK(ex.params[10].name == "mlp.2.weight");
+  auto x = random({2, 3, 8}, 31);
+  auto out = run(ex, "forward", {x});
+  REQUIRE(out[0].size() == 2 * 3 * 8);
+  for (double v : out[0]) CHECK(std::isfinite(v));
+  // Causality: the first position does not depend on later ones.
+  auto x2 = random({2, 3, 8}, 31);
+  for (int64_t i = 8; i < 24; ++i) x2->setDouble(i, 5.0);  // batch 0, positions 1 and 2
+  auto out2 = run(ex, "forward", {x2});
+  near(std::vector<double>(out2[0].begin(), out2[0].begin() + 8), std::vector<double>(out[0].begin(), out[0].begin() + 8));
+}
