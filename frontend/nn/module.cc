@@ -117,10 +117,7 @@ Result<LoadResult> Module::loadStateDict(const StateDict& dict, bool strict) {
     auto it = dict.find(name);
     if (it == dict.end()) continue;
     if (!it->second) return Error("the state dict has no data for '" + name + "'");
-    if (it->second->shape != p->shape() || it->second->dtype != p->dtype()) {
-      Status st = Parameter(p->shape(), p->dtype()).setData(it->second);
-      return Error("'" + name + "': " + st.error().message);
-    }
+    if (Status st = p->checkData(*it->second); !st.ok()) return Error("'" + name + "': " + st.error().message);
   }
   for (auto& [name, p] : params) {
     auto it = dict.find(name);

@@ -19,11 +19,14 @@ Parameter::Parameter(std::vector<int64_t> shape, std::optional<DType> dtype) : s
     if (d < 0) fail("a parameter dim must be non-negative, got " + shapeStr(shape_));
 }
 
+Status Parameter::checkData(const NDArray& data) const {
+  if (data.shape != shape_) return Error("parameter data has shape " + shapeStr(data.shape) + ", expected " + shapeStr(shape_));
+  if (data.dtype != dtype_) return Error("parameter data has dtype " + data.dtype.str() + ", expected " + dtype_.str());
+  return okStatus();
+}
+
 Status Parameter::setData(NDArrayRef data) {
-  if (data) {
-    if (data->shape != shape_) return Error("parameter data has shape " + shapeStr(data->shape) + ", expected " + shapeStr(shape_));
-    if (data->dtype != dtype_) return Error("parameter data has dtype " + data->dtype.str() + ", expected " + dtype_.str());
-  }
+  if (data) RLX_TRY_STATUS(checkData(*data));
   data_ = std::move(data);
   return okStatus();
 }

@@ -26,6 +26,8 @@ class Parameter {
   const NDArrayRef& data() const { return data_; }
   // Binds (or, with null, unbinds) data of exactly this shape and dtype.
   Status setData(NDArrayRef data);
+  // Whether `data` has exactly this parameter's shape and dtype (the check setData makes).
+  Status checkData(const NDArray& data) const;
   // Changes the dtype; refused once data is bound (the data would silently keep its old dtype).
   Status to(DType dtype);
 
