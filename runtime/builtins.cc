@@ -206,7 +206,8 @@ Value allocTensor(VirtualMachine&, const Value* args, int64_t n) {
   int64_t bytes = checkedProduct(dims, name);
   if (offset < 0 || offset > storage.array->shape[0] || bytes > storage.array->shape[0] - offset)
     throwVMError(fmt::format("{}: a {} tensor of {} at offset {} does not fit in {}", name, dtype.dt.str(), shape.describe().substr(4), offset, storage.describe()));
-  auto view = NDArrayRef(new NDArray(dtype.dt, shape.shapeDims(), static_cast<char*>(storage.array->data()) + offset, storage.array));
+  dims.pop_back();
+  auto view = NDArrayRef(new NDArray(dtype.dt, std::move(dims), static_cast<char*>(storage.array->data()) + offset, storage.array));
   return Value::ofTensor(std::move(view));
 }
 

@@ -33,12 +33,12 @@ Result<std::unique_ptr<Kernel>> Kernel::create(const std::string& name, PrimFunc
   return k;
 }
 
-void Kernel::checkArgs(const Value* args, int64_t n) const {
+void Kernel::checkArgs(const Value* const* args, int64_t n) const {
   if (n != int64_t(params_.size()))
     throwVMError(fmt::format("kernel {} takes {} arguments but was called with {}", name_, params_.size(), n));
   for (int64_t k = 0; k < n; ++k) {
     const Param& p = params_[size_t(k)];
-    const Value& a = args[k];
+    const Value& a = *args[k];
     if (p.isBuffer) {
       if (a.kind != Value::Tensor)
         throwVMError(fmt::format("kernel {}: argument {} ({}) must be a tensor, got {}", name_, k, p.name, a.describe()));
@@ -50,7 +50,7 @@ void Kernel::checkArgs(const Value* args, int64_t n) const {
   }
 }
 
-Value Kernel::call(const Value* args, int64_t n) const {
+Value Kernel::call(const Value* const* args, int64_t n) const {
   checkArgs(args, n);
   if (compiled_) {
     constexpr int64_t kInline = 16;
@@ -67,7 +67,7 @@ Value Kernel::call(const Value* args, int64_t n) const {
       raw = argsHeap.data();
     }
     for (int64_t k = 0; k < n; ++k) {
-      const Value& a = args[k];
+      const Value& a = *args[k];
       if (a.kind == Value::Tensor) {
         tensors[k] = RlxTensorArg{a.array->data(), a.array->shape.data(), int64_t(a.array->shape.size())};
         raw[k].tensor = &tensors[k];
@@ -86,7 +86,7 @@ Value Kernel::call(const Value* args, int64_t n) const {
   std::vector<TirArg> tirArgs;
   tirArgs.reserve(size_t(n));
   for (int64_t k = 0; k < n; ++k) {
-    const Value& a = args[k];
+    const Value& a = *args[k];
     if (a.kind == Value::Tensor) tirArgs.emplace_back(a.array);
     else if (a.kind == Value::Float) tirArgs.emplace_back(a.f);
     else tirArgs.emplace_back(a.i);

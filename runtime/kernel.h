@@ -18,10 +18,10 @@ class Kernel {
   // Prepares `func` for calls: compiled (cached per process) unless `interpret`.
   static Result<std::unique_ptr<Kernel>> create(const std::string& name, PrimFuncRef func, bool interpret);
 
-  // Runs the kernel on `n` VM values (tensors for buffer params, ints/floats for scalars),
-  // destination-passing; a host function's T.ret value is the result (else null). Throws
-  // VMError with a message naming the kernel, parameter and dim.
-  Value call(const Value* args, int64_t n) const;
+  // Runs the kernel on `n` VM values (tensors for buffer params, ints/floats for scalars), given by
+  // pointer (the VM's registers, read in place); destination-passing; a host function's T.ret value
+  // is the result (else null). Throws VMError with a message naming the kernel, parameter and dim.
+  Value call(const Value* const* args, int64_t n) const;
   const std::string& name() const { return name_; }
   bool compiled() const { return compiled_ != nullptr; }
 
@@ -31,7 +31,7 @@ class Kernel {
     bool isBuffer = false;
     DataType dtype;  // buffer element type, or the scalar's type
   };
-  void checkArgs(const Value* args, int64_t n) const;
+  void checkArgs(const Value* const* args, int64_t n) const;
 
   std::string name_;
   PrimFuncRef func_;

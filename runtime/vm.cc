@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <new>
@@ -52,6 +53,7 @@ Result<std::unique_ptr<VirtualMachine>> VirtualMachine::load(std::shared_ptr<con
       c.kernel = std::move(kernel);
     } else if (const PackedFn* fn = findPackedFunction(info.name)) {
       c.packed = fn;
+      c.isAllocTensor = info.name == "vm.builtin.alloc_tensor";
     } else {
       std::string hint = closestName(info.name, packedFunctionNames());
       return Error(fmt::format("no function named \"{}\": it is neither a kernel of the module, a VM builtin nor a registered C++ function", info.name), {},
@@ -59,14 +61,35 @@ Result<std::unique_ptr<VirtualMachine>> VirtualMachine::load(std::shared_ptr<con
     }
     vm->pool_.push_back(std::move(c));
   }
+  int64_t count = int64_t(exec->instrOffset.size());
+  vm->code_.reserve(size_t(count));
+  for (int64_t i = 0; i < count; ++i) {
+    vm->code_.push_back(exec->instruction(i));
+    if (vm->code_.back().op == Opcode::Call) vm->maxCallArgs_ = std::max(vm->maxCallArgs_, vm->code_.back().numArgs);
+  }
+  vm->viewCache_.resize(size_t(count));
   vm->exec_ = std::move(exec);
   return vm;
+}
+
+// Free when nothing but the pool and idle cached views holds the block. Sites whose cached view has
+// since moved to another block are pruned from its list.
+bool VirtualMachine::storageFree(const NDArrayRef& block) {
+  if (block->useCount() == 1) return true;
+  auto it = viewSites_.find(block.get());
+  if (it == viewSites_.end()) return false;
+  auto& sites = it->second;
+  std::erase_if(sites, [&](int64_t pc) { return !viewCache_[size_t(pc)] || viewCache_[size_t(pc)]->owner().get() != block.get(); });
+  if (block->useCount() != 1 + sites.size()) return false;
+  for (int64_t pc : sites)
+    if (viewCache_[size_t(pc)]->useCount() != 1) return false;
+  return true;
 }
 
 NDArrayRef VirtualMachine::allocateStorage(int64_t bytes) {
   auto& blocks = storagePool_[bytes];
   for (auto& b : blocks)
-    if (b->useCount() == 1) return b;
+    if (storageFree(b)) return b;
   NDArrayRef block = NDArray::uninitialized(DataType(DataType::UInt, 8), {bytes});
   if (!block) throwVMError(fmt::format("cannot allocate a storage block of {} bytes", bytes));
   blocks.push_back(block);
@@ -104,7 +127,11 @@ Result<Value> VirtualMachine::invoke(const std::string& func, std::vector<Value>
 
 Value VirtualMachine::callFunction(int64_t funcIdx, const Value* args, int64_t n) {
   const Callee& c = pool_[size_t(funcIdx)];
-  if (c.kernel) return c.kernel->call(args, n);
+  if (c.kernel) {
+    std::vector<const Value*> refs(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) refs[size_t(k)] = &args[k];
+    return c.kernel->call(refs.data(), n);
+  }
   if (c.packed) return (*c.packed)(*this, args, n);
   return runFrame(exec_->funcTable[size_t(funcIdx)], args, n);
 }
@@ -119,7 +146,34 @@ Value VirtualMachine::callValue(const Value& callee, const Value* args, int64_t 
   throwVMError(fmt::format("cannot call {}", callee.describe()));
 }
 
+// alloc_tensor(storage, offset, shape, dtype[, scope]) at instruction `pc`: the cached view when it is
+// idle and describes the same tensor (validated when it was made), else the builtin's new view.
+Value VirtualMachine::allocTensorAt(int64_t pc, const Callee& c, const Value* const* args, int64_t n) {
+  NDArrayRef& cached = viewCache_[size_t(pc)];
+  if (cached && cached->useCount() == 1 && n >= 4) {
+    const Value &storage = *args[0], &offset = *args[1], &shape = *args[2], &dtype = *args[3];
+    const NDArray& view = *cached;
+    bool same = storage.kind == Value::Storage && offset.kind == Value::Int && shape.kind == Value::Shape && dtype.kind == Value::DType &&
+                view.owner().get() == storage.array.get() && view.data() == static_cast<const char*>(storage.array->data()) + offset.i &&
+                view.dtype == dtype.dt && int64_t(view.shape.size()) == shape.shapeSize();
+    // A plain loop: std::equal becomes a memcmp call, costly for the usual one to four dims.
+    for (size_t d = 0; same && d < view.shape.size(); ++d) same = view.shape[d] == shape.shapeData()[d];
+    if (same) return Value::ofTensor(cached);
+  }
+  std::vector<Value> copies(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) copies[size_t(k)] = *args[k];
+  Value made = (*c.packed)(*this, copies.data(), n);
+  if (made.kind == Value::Tensor && made.array->owner()) {
+    cached = made.array;
+    auto& sites = viewSites_[made.array->owner().get()];
+    if (std::find(sites.begin(), sites.end(), pc) == sites.end()) sites.push_back(pc);
+  }
+  return made;
+}
+
 namespace {
+const Value kNullValue;  // what %vm and %void read as
+
 struct DepthGuard {
   int64_t& depth;
   ~DepthGuard() { --depth; }
@@ -136,25 +190,38 @@ Value VirtualMachine::runFrame(const FuncInfo& info, const Value* args, int64_t 
   const Executable& ex = *exec_;
   std::vector<Value> regs(size_t(std::max(info.registerFileSize, n)));
   for (int64_t k = 0; k < n; ++k) regs[size_t(k)] = args[k];
-  std::vector<Value> callArgs;
+  std::vector<Value> callArgs, scratch(static_cast<size_t>(maxCallArgs_));
+  std::vector<const Value*> argRefs(static_cast<size_t>(maxCallArgs_));
   int64_t pc = info.startInstr;
   try {
     for (;;) {
-      Instruction in = ex.instruction(pc);
+      const Instruction& in = code_[size_t(pc)];
       switch (in.op) {
         case Opcode::Call: {
-          callArgs.resize(size_t(in.numArgs));
-          for (int64_t k = 0; k < in.numArgs; ++k) {
+          // Arguments as pointers to registers and constants (immediates and function references
+          // made in `scratch`): kernels and alloc_tensor read them in place, packed functions get
+          // copies. No reference count moves on the hot path.
+          size_t count = size_t(in.numArgs);
+          for (size_t k = 0; k < count; ++k) {
             Arg a = in.args[k];
-            Value& slot = callArgs[size_t(k)];
             switch (a.kind()) {
-              case Arg::Register: slot = a.value() >= kBeginSpecialReg ? Value() : regs[size_t(a.value())]; break;
-              case Arg::Immediate: slot = Value::ofInt(a.value()); break;
-              case Arg::ConstIdx: slot = ex.constants[size_t(a.value())]; break;
-              case Arg::FuncIdx: slot = Value::ofFunc(a.value()); break;
+              case Arg::Register: argRefs[k] = a.value() >= kBeginSpecialReg ? &kNullValue : &regs[size_t(a.value())]; break;
+              case Arg::Immediate: scratch[k] = Value::ofInt(a.value()), argRefs[k] = &scratch[k]; break;
+              case Arg::ConstIdx: argRefs[k] = &ex.constants[size_t(a.value())]; break;
+              case Arg::FuncIdx: scratch[k] = Value::ofFunc(a.value()), argRefs[k] = &scratch[k]; break;
             }
           }
-          Value result = callFunction(in.funcIdx, callArgs.data(), in.numArgs);
+          const Callee& callee = pool_[size_t(in.funcIdx)];
+          Value result;
+          if (callee.kernel) {
+            result = callee.kernel->call(argRefs.data(), in.numArgs);
+          } else if (callee.isAllocTensor) {
+            result = allocTensorAt(pc, callee, argRefs.data(), in.numArgs);
+          } else {
+            callArgs.resize(count);
+            for (size_t k = 0; k < count; ++k) callArgs[k] = *argRefs[k];
+            result = callFunction(in.funcIdx, callArgs.data(), in.numArgs);
+          }
           if (in.dst < kBeginSpecialReg) regs[size_t(in.dst)] = std::move(result);
           ++pc;
           break;

@@ -56,13 +56,23 @@ class VirtualMachine {
     const PackedFn* packed = nullptr;
     std::unique_ptr<Kernel> kernel;
     bool isVMFunc = false;
+    bool isAllocTensor = false;  // vm.builtin.alloc_tensor: served from the call site's view cache
   };
   Value runFrame(const FuncInfo& info, const Value* args, int64_t n);
+  Value allocTensorAt(int64_t pc, const Callee& c, const Value* const* args, int64_t n);
+  bool storageFree(const NDArrayRef& block);
 
   std::shared_ptr<const Executable> exec_;
+  std::vector<Instruction> code_;  // exec_'s instructions, decoded once
+  int64_t maxCallArgs_ = 0;        // the most arguments any Call passes
   VMOptions options_;
   std::vector<Callee> pool_;
-  std::unordered_map<int64_t, std::vector<NDArrayRef>> storagePool_;  // by size; in use while useCount() > 1
+  std::unordered_map<int64_t, std::vector<NDArrayRef>> storagePool_;  // by size
+  // The tensor view each alloc_tensor call site made last: when no value holds it any more and the
+  // call asks for the same storage, offset, shape and dtype, it is handed out again (no allocation
+  // per op). A storage block whose only other holders are such idle views counts as free.
+  std::vector<NDArrayRef> viewCache_;                                  // by instruction index
+  std::unordered_map<const NDArray*, std::vector<int64_t>> viewSites_;  // block -> call sites caching a view of it
   int64_t depth_ = 0;
 };
 
