@@ -53,23 +53,36 @@ struct Stmt {
   Expr* returns = nullptr;
   std::vector<Stmt*> body, orelse;
   bool hasElse = false;
+  uint32_t deferred = 0;  // With: its body is left to syntax::Reader (0 = parsed into `body`)
 };
 
 // Owns every node of one parse; nodes are plain pointers into it. Nodes come from fixed-size
-// chunks (one allocation per 256 nodes) and are destroyed together with the arena.
+// chunks (one allocation per 256 nodes) and are destroyed together with the arena. reset() hands
+// the same chunks out again (a scratch arena per statement): old nodes are cleared on reuse.
 template <typename T, size_t kChunk = 256>
 class Pool {
  public:
   T* make() {
     if (used_ == kChunk) {
-      chunks_.push_back(std::make_unique<T[]>(kChunk));
+      if (next_ == chunks_.size()) chunks_.push_back(std::make_unique<T[]>(kChunk));
+      cur_ = chunks_[next_++].get();
       used_ = 0;
     }
-    return &chunks_.back()[used_++];
+    T* p = cur_ + used_++;
+    if (next_ <= dirty_) *p = T();  // this chunk was handed out before the last reset
+    return p;
+  }
+  void reset() {
+    dirty_ = chunks_.size();
+    next_ = 0;
+    used_ = kChunk;
   }
 
  private:
   std::vector<std::unique_ptr<T[]>> chunks_;
+  T* cur_ = nullptr;
+  size_t next_ = 0;   // index of the next chunk to hand out
+  size_t dirty_ = 0;  // chunks [0, dirty_) hold nodes from before the last reset
   size_t used_ = kChunk;
 };
 
@@ -86,6 +99,11 @@ class Arena {
     st->kind = k;
     st->span = s;
     return st;
+  }
+  // Every node made so far becomes invalid; their memory is reused.
+  void reset() {
+    exprs_.reset();
+    stmts_.reset();
   }
 
  private:

@@ -69,7 +69,7 @@ class ModuleParser {
  public:
   ModuleParser(DiagnosticEngine& diag) : diag_(diag) {}
 
-  IRModuleRef build(const std::vector<ast::Stmt*>& top, std::vector<NDArrayRef>* metadata, const std::string& metadataError) {
+  IRModuleRef build(const std::vector<ast::Stmt*>& top, std::vector<NDArrayRef>* metadata, const std::string& metadataError, syntax::Reader& reader) {
     const ast::Stmt* cls = nullptr;
     std::vector<const ast::Stmt*> loose;
     for (auto* s : top) {
@@ -97,6 +97,7 @@ class ModuleParser {
     RelaxBuilder rb(diag_, className);
     rb.metadata = metadata;
     rb.metadataError = metadataError;
+    rb.reader = &reader;
     auto mod = make<IRModule>();
     std::vector<FuncDecl> decls;
     std::vector<std::pair<std::string, std::string>> externs;
@@ -199,7 +200,16 @@ IRModuleRef parseModule(const std::string& text, const std::string& sourceName, 
   uint32_t file = sources::add(sourceName, text);
   ast::Arena arena;
   size_t before = diag.errors().size();
-  auto top = syntax::parseFile(text, file, arena, diag, opts.maxDepth);
+  // Dataflow blocks of Relax functions are read as they are built (see syntax::Reader).
+  syntax::DeferRule rule;
+  rule.inDef = [](const ast::Stmt& def) {
+    for (auto* d : def.decorators)
+      if ((d->kind == AK::Call ? d->a : d)->dottedName() == "R.function") return true;
+    return false;
+  };
+  rule.with = [](const ast::Stmt& with) { return with.value && with.value->kind == AK::Call && with.value->a->dottedName() == "R.dataflow"; };
+  syntax::Reader reader(text, file, arena, opts.maxDepth, rule);
+  auto top = reader.parseTop();
   // Metadata constants live in the sidecar FILE.safetensors (see printer).
   std::vector<NDArrayRef> metadata;
   std::vector<NDArrayRef>* metaPtr = nullptr;
@@ -220,7 +230,17 @@ IRModuleRef parseModule(const std::string& text, const std::string& sourceName, 
     }
   }
   ModuleParser mp(diag);
-  auto mod = mp.build(top, metaPtr, metaError);
+  auto mod = mp.build(top, metaPtr, metaError, reader);
+  // Syntax errors come before the builder's, as when the whole file was parsed first.
+  DiagnosticEngine syntaxDiag;
+  reader.finish(syntaxDiag);
+  if (syntaxDiag.hasErrors()) {
+    std::vector<Error> all = diag.errors();
+    diag.clear();
+    for (size_t i = 0; i < before; ++i) diag.error(std::move(all[i]));
+    for (auto& e : syntaxDiag.errors()) diag.error(e);
+    for (size_t i = before; i < all.size(); ++i) diag.error(std::move(all[i]));
+  }
   if (opts.loneFunction) {
     size_t defs = 0, classes = 0;
     for (auto* s : top) {

@@ -6,6 +6,7 @@
 #include "ir/expr_walk.h"
 #include "ir/struct_info.h"
 #include "parser/relax_builder.h"
+#include "parser/syntax.h"
 
 namespace rlx {
 
@@ -45,6 +46,10 @@ void collectStringDims(const ast::Expr* e, std::vector<const ast::Expr*>& out) {
     }
     if (!kw) ++pos;
   }
+}
+
+bool isOutputStmt(const ast::Stmt* st) {
+  return st->kind == SK::ExprStmt && st->value->kind == AK::Call && st->value->a->dottedName() == "R.output";
 }
 
 }  // namespace
@@ -257,6 +262,14 @@ Status RelaxBuilder::declareSymbolicVar(const std::string& name, const ast::Expr
   return okStatus();
 }
 
+bool RelaxBuilder::takeBindingSlot(const std::string& name) {
+  // Only output names are counted (a name without a count is never an output).
+  auto it = pendingBindings_.find(name);
+  bool out = it != pendingBindings_.end() && it->second == 1 && dataflowOutputs_.count(name);
+  if (bb_.inDataflow() && it != pendingBindings_.end()) it->second--;
+  return out;
+}
+
 void RelaxBuilder::report(Error e) {
   if (!e.message.empty()) diag_.error(std::move(e));
 }
@@ -293,8 +306,7 @@ Status RelaxBuilder::buildAssignImpl(const ast::Stmt* s) {
       if (value->items.size() != 2) return Error("R.match_cast takes a value and a struct info", value->span);
       RLX_TRY(v, evalExpr(value->items[0]));
       RLX_TRY(target, evalSInfo(value->items[1], false));
-      bool out = dataflowOutputs_.count(name) && pendingBindings_[name] == 1;
-      if (bb_.inDataflow()) pendingBindings_[name]--;
+      bool out = takeBindingSlot(name);
       RLX_TRY(var, bb_.emitMatchCast(v, target, name, s->target->span, out));
       define(name, var);
       return okStatus();
@@ -310,8 +322,7 @@ Status RelaxBuilder::buildAssignImpl(const ast::Stmt* s) {
     ann = a;
   }
   RLX_TRY(v, evalExpr(value));
-  bool out = dataflowOutputs_.count(name) && pendingBindings_[name] == 1;
-  if (bb_.inDataflow()) pendingBindings_[name]--;
+  bool out = takeBindingSlot(name);
   auto var = bb_.emit(v, name, s->target->span, ann, out);
   if (!var.ok()) return var.error().at(value->span);
   define(name, var.value());
@@ -343,17 +354,26 @@ Status RelaxBuilder::buildExprStmt(const ast::Stmt* s) {
 Result<BlockRef> RelaxBuilder::buildDataflow(const ast::Stmt* s) {
   if (!s->value || s->value->kind != AK::Call || s->value->a->dottedName() != "R.dataflow")
     return Error("only `with R.dataflow():` blocks are allowed in Relax functions", s->span);
+  if (!s->deferred) return buildDataflowBody(s->body, s->span);
+  // A block that ends with R.output is built as it is read (its syntax tree never exists whole);
+  // anything else is parsed whole and gets the checks below.
+  const ast::Stmt* last = reader->peekLast(*s);
+  if (last && isOutputStmt(last)) return streamDataflowBody(s, last);
+  return buildDataflowBody(reader->materialize(*s), s->span);
+}
+
+Result<BlockRef> RelaxBuilder::buildDataflowBody(const std::vector<ast::Stmt*>& body, Span span) {
   // Outputs are known up front so their bindings become plain Vars (TVM converts them at R.output).
   std::unordered_set<std::string> outputs;
   std::unordered_map<std::string, int> counts;
   const ast::Stmt* outputStmt = nullptr;
-  for (auto* st : s->body) {
-    if (st->kind == SK::ExprStmt && st->value->kind == AK::Call && st->value->a->dottedName() == "R.output") outputStmt = st;
+  for (auto* st : body) {
+    if (isOutputStmt(st)) outputStmt = st;
     if (st->kind == SK::Assign && st->target->kind == AK::Name) counts[st->target->str]++;
     if (st->kind == SK::FunctionDef) counts[st->name]++;  // a nested function may be an output too
   }
-  if (!outputStmt) return Error("a dataflow block must end with R.output(...)", s->span);
-  if (outputStmt != s->body.back()) return Error("R.output(...) must be the last statement of the dataflow block", outputStmt->span);
+  if (!outputStmt) return Error("a dataflow block must end with R.output(...)", span);
+  if (outputStmt != body.back()) return Error("R.output(...) must be the last statement of the dataflow block", outputStmt->span);
   for (auto* o : outputStmt->value->items) {
     if (o->kind != AK::Name) return Error("R.output takes variable names", o->span);
     if (!counts.count(o->str)) return Error("'" + o->str + "' is not bound in this dataflow block", o->span);
@@ -364,7 +384,7 @@ Result<BlockRef> RelaxBuilder::buildDataflow(const ast::Stmt* s) {
   dataflowOutputs_ = outputs;
   pendingBindings_ = counts;
   bb_.beginBlock(true);
-  for (auto* st : s->body) {
+  for (auto* st : body) {
     if (st == outputStmt) break;
     auto r = buildStmt(st, nullptr);
     if (!r.ok()) report(std::move(r.error()));
@@ -374,6 +394,40 @@ Result<BlockRef> RelaxBuilder::buildDataflow(const ast::Stmt* s) {
   pendingBindings_ = std::move(savedPending);
   // Names bound in the block but not output are not visible after it.
   for (auto& [name, n] : counts)
+    if (!outputs.count(name)) scopes_.back().vars.erase(name);
+  return block;
+}
+
+// buildDataflowBody for a deferred body whose last statement (`outputStmt`) is R.output: the same
+// checks and result, reading one statement at a time. Only the output names need counting first.
+Result<BlockRef> RelaxBuilder::streamDataflowBody(const ast::Stmt* s, const ast::Stmt* outputStmt) {
+  std::unordered_set<std::string> named;
+  for (auto* o : outputStmt->value->items)
+    if (o->kind == AK::Name) named.insert(o->str);
+  auto counts = reader->countBindings(*s, named);
+  std::unordered_set<std::string> outputs;
+  for (auto* o : outputStmt->value->items) {
+    if (o->kind != AK::Name) return Error("R.output takes variable names", o->span);
+    if (!counts.count(o->str)) return Error("'" + o->str + "' is not bound in this dataflow block", o->span);
+    outputs.insert(o->str);
+  }
+  auto savedOutputs = std::move(dataflowOutputs_);
+  auto savedPending = std::move(pendingBindings_);
+  dataflowOutputs_ = outputs;
+  pendingBindings_ = std::move(counts);
+  bb_.beginBlock(true);
+  std::vector<std::string> bound;  // every name the block binds
+  auto cursor = reader->read(*s, true);
+  while (const ast::Stmt* st = cursor.next()) {
+    if (st->kind == SK::Assign && st->target->kind == AK::Name) bound.push_back(st->target->str);
+    if (st->kind == SK::FunctionDef) bound.push_back(st->name);
+    auto r = buildStmt(st, nullptr);
+    if (!r.ok()) report(std::move(r.error()));
+  }
+  BlockRef block = bb_.endBlock();
+  dataflowOutputs_ = std::move(savedOutputs);
+  pendingBindings_ = std::move(savedPending);
+  for (auto& name : bound)
     if (!outputs.count(name)) scopes_.back().vars.erase(name);
   return block;
 }
@@ -468,8 +522,7 @@ Status RelaxBuilder::buildNestedFunction(const ast::Stmt* s) {
   }
   if (!isRelax) return Error("a nested function needs the @R.function decorator", s->span);
   // Decided before the body is built: the body's own dataflow blocks swap these maps.
-  bool out = dataflowOutputs_.count(s->name) && pendingBindings_[s->name] == 1;
-  if (bb_.inDataflow()) pendingBindings_[s->name]--;
+  bool out = takeBindingSlot(s->name);
   // The name is visible inside its own body (a recursive local function), typed by its signature.
   auto sig = signatureSInfo(s, pure);
   if (!sig.ok()) return sig.error();

@@ -12,6 +12,9 @@
 #include "parser/prim_eval.h"
 
 namespace rlx {
+namespace syntax {
+class Reader;
+}
 
 class RelaxBuilder {
  public:
@@ -22,6 +25,8 @@ class RelaxBuilder {
   // Sidecar constants for metadata["relax.expr.Constant"][i].
   std::vector<NDArrayRef>* metadata = nullptr;
   std::string metadataError;  // why metadata is unavailable (missing sidecar), for the message
+  // Reads the deferred bodies (Stmt::deferred) of dataflow blocks; required when there are any.
+  syntax::Reader* reader = nullptr;
 
   // The struct info of a function's signature (params + ret), for its GlobalVar before bodies exist.
   Result<StructInfo> signatureSInfo(const ast::Stmt* def, bool pure);
@@ -49,6 +54,8 @@ class RelaxBuilder {
   bool clsDefined_ = false;
   std::unordered_set<std::string> dataflowOutputs_;
   std::unordered_map<std::string, int> pendingBindings_;  // name -> bindings left in the dataflow block
+  // Whether this binding of `name` is the one R.output exports (its last in the block); counts it.
+  bool takeBindingSlot(const std::string& name);
   AttrsRef funcAttrs_;
   bool pure_ = true;
 
@@ -65,6 +72,8 @@ class RelaxBuilder {
   Status buildAssignImpl(const ast::Stmt* s);
   Status buildExprStmt(const ast::Stmt* s);
   Result<BlockRef> buildDataflow(const ast::Stmt* s);
+  Result<BlockRef> buildDataflowBody(const std::vector<ast::Stmt*>& body, Span span);
+  Result<BlockRef> streamDataflowBody(const ast::Stmt* s, const ast::Stmt* outputStmt);
   Status buildIf(const ast::Stmt* s);
   Status buildNestedFunction(const ast::Stmt* s);
   Result<Expr> buildBranch(const std::vector<ast::Stmt*>& body, const std::string& target, const char* suffix, StructInfo* annotation, Span span);
