@@ -6,6 +6,7 @@
 
 #include "ir/arith.h"
 #include "ir/block_builder.h"
+#include "ir/flat_map.h"
 #include "ir/struct_info.h"
 
 namespace rlx {
@@ -31,13 +32,14 @@ class RelaxVerifier {
   // Relax var scope: a stack of defined vars with marks, plus a set for O(1) lookup.
   std::vector<const Var*> varStack_;
   std::vector<size_t> varMarks_;
-  std::unordered_set<const Var*> inScope_;
-  std::unordered_set<const Var*> everBound_;        // [V3], module wide
-  std::unordered_set<const Var*> retiredDataflow_;  // [V2]: dataflow vars whose block has ended
+  FlatSet<const Var*> inScope_;
+  FlatSet<const Var*> everBound_;        // [V3], module wide
+  FlatSet<const Var*> retiredDataflow_;  // [V2]: dataflow vars whose block has ended
   // Symbolic vars: defined for the rest of the function once seen (TVM scopes them per function).
   std::vector<const PrimVar*> symStack_;
   std::vector<size_t> symMarks_;
-  std::unordered_set<const PrimVar*> symDefined_;
+  FlatSet<const PrimVar*> symDefined_;
+  std::vector<Ref<PrimVar>> varsScratch_;  // symbolic vars of the struct info being checked
   // One report per (invariant, node) so a var used ten times before definition is one error.
   std::unordered_set<std::string> reported_;
 
@@ -59,7 +61,7 @@ class RelaxVerifier {
 
   // Defines a Relax var (param or binding), checking [V3].
   void defineVar(const VarRef& v, Span span) {
-    if (!everBound_.insert(v.get()).second) error("V3", "variable '" + v->name + "' is bound more than once", span, v.get());
+    if (!everBound_.insert(v.get())) error("V3", "variable '" + v->name + "' is bound more than once", span, v.get());
     varStack_.push_back(v.get());
     inScope_.insert(v.get());
   }
@@ -74,7 +76,7 @@ class RelaxVerifier {
   }
 
   void defineSym(const PrimVar* v) {
-    if (symDefined_.insert(v).second) symStack_.push_back(v);
+    if (symDefined_.insert(v)) symStack_.push_back(v);
   }
   void defineSymsOf(const StructInfo& s) {
     std::vector<Ref<PrimVar>> vars;
@@ -83,20 +85,23 @@ class RelaxVerifier {
   }
   void checkPrim(const PrimExpr& e, const char* where) {
     if (!e) return;
-    std::vector<Ref<PrimVar>> vars;
+    auto& vars = varsScratch_;
+    vars.clear();
     collectVars(e, vars);
     for (auto& v : vars)
       if (!symDefined_.count(v.get()))
         error("V5", "symbolic variable '" + v->name + "' is used in " + where + " before it is defined", curSpan_, v.get());
   }
-  // [V5] for symbolic vars and [V1] for a shape var (R.Tensor(s, ...)) inside a struct info.
-  void checkSInfo(const StructInfo& s, const char* where) {
+  // [V5] for symbolic vars and [V1] for a shape var (R.Tensor(s, ...)) inside a struct info: the
+  // struct info of `of` when given, else `where` says whose it is.
+  void checkSInfo(const StructInfo& s, const char* where, const Var* of = nullptr) {
     if (!s) return;
-    std::vector<Ref<PrimVar>> vars;
+    auto& vars = varsScratch_;
+    vars.clear();
     sinfoCollectVars(s, vars);
     for (auto& v : vars)
       if (!symDefined_.count(v.get()))
-        error("V5", "symbolic variable '" + v->name + "' is used in " + where + " before it is defined", curSpan_, v.get());
+        error("V5", "symbolic variable '" + v->name + "' is used in " + (of ? "the struct info of '" + of->name + "'" : std::string(where)) + " before it is defined", curSpan_, v.get());
     visitSInfoExprs(s);
   }
   void visitSInfoExprs(const StructInfo& s) {
@@ -196,7 +201,7 @@ class RelaxVerifier {
       curSpan_ = saved;
       return;
     }
-    checkSInfo(b.var->sinfo, ("the struct info of '" + b.var->name + "'").c_str());
+    checkSInfo(b.var->sinfo, nullptr, b.var.get());
     checkBindingSInfo(b);
     if (b.var->isDataflow() && !inDataflow)
       error("V2", "dataflow variable '" + b.var->name + "' is bound outside a dataflow block", curSpan_, b.var.get());

@@ -60,11 +60,11 @@ void NameTable::pop() { frames_.pop_back(); }
 
 bool NameTable::isTaken(const std::string& name) const {
   for (auto& f : frames_)
-    if (f.used.count(name)) return true;
+    if (f.used.contains(name)) return true;
   return false;
 }
 
-void NameTable::reserve(const std::string& name) { frames_.back().used[name] = 0; }
+void NameTable::reserve(const std::string& name) { frames_.back().used.insert(name); }
 
 const std::string& NameTable::define(const void* key, const std::string& hint) { return defineIn(frames_.size() - 1, key, hint); }
 
@@ -78,15 +78,13 @@ const std::string& NameTable::defineIn(size_t frame, const void* key, const std:
       if (!isTaken(name)) break;
     }
   }
-  frames_[frame].used[name] = 0;
-  return frames_[frame].names[key] = name;
+  frames_[frame].used.insert(name);
+  return frames_[frame].names[key] = std::move(name);
 }
 
 const std::string* NameTable::find(const void* key) const {
-  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
-    auto f = it->names.find(key);
-    if (f != it->names.end()) return &f->second;
-  }
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+    if (auto* f = it->names.find(key)) return f;
   return nullptr;
 }
 

@@ -2,10 +2,13 @@
 // used (they decide the header), scoped name de-duplication, and PrimExpr printing in both styles.
 #pragma once
 #include <functional>
+#include <initializer_list>
+#include <string_view>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "ir/flat_map.h"
 #include "ir/module.h"
 #include "printer/printer.h"
 
@@ -17,7 +20,8 @@ class NameTable {
   NameTable();
   void push();
   void pop();
-  // Gives `key` a printable name derived from `hint`, unique among visible names.
+  // Gives `key` a printable name derived from `hint`, unique among visible names. The returned
+  // reference (and find's pointer) is only valid until the next define: copy it.
   const std::string& define(const void* key, const std::string& hint);
   // The name of `key`, or nullptr if it has none in a visible scope.
   const std::string* find(const void* key) const;
@@ -31,8 +35,8 @@ class NameTable {
 
  private:
   struct Frame {
-    std::unordered_map<const void*, std::string> names;
-    std::unordered_map<std::string, int> used;
+    FlatMap<const void*, std::string> names;
+    FlatSet<std::string> used;
   };
   std::vector<Frame> frames_;
 };
@@ -56,6 +60,12 @@ class PrintContext {
   void line(const std::string& text) {
     out.append(size_t(indent) * 4, ' ');
     out += text;
+    out += '\n';
+  }
+  // A line from pieces, without building it first.
+  void line(std::initializer_list<std::string_view> pieces) {
+    out.append(size_t(indent) * 4, ' ');
+    for (auto p : pieces) out += p;
     out += '\n';
   }
   void emptyLine() { out += '\n'; }

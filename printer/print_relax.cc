@@ -65,23 +65,44 @@ std::string RelaxPrinter::sinfo(const StructInfo& s) {
       return out + "])";
     }
     case NodeKind::TensorSInfo: {
+      // Written straight into one string: this runs for nearly every binding.
       auto& t = static_cast<const TensorSInfo&>(*s);
-      std::vector<std::string> parts;
-      if (auto* dims = t.dims()) {
-        std::string shape = "(";
-        for (size_t i = 0; i < dims->size(); ++i) shape += (i ? ", " : "") + shapeDim((*dims)[i]);
-        if (dims->size() == 1) shape += ",";
-        parts.push_back(shape + ")");
-      } else if (t.shape) {
-        parts.push_back(expr(t.shape));
-      }
-      if (!t.dtype.isVoid()) parts.push_back("dtype=\"" + t.dtype.str() + "\"");
-      if (!t.shape && t.ndim != -1) parts.push_back("ndim=" + std::to_string(t.ndim));
-      if (!t.vdevice.empty()) parts.push_back("vdevice=\"" + t.vdevice + "\"");
-      if (parts.empty()) return "R.Tensor";
       std::string out = "R.Tensor(";
-      for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
-      return out + ")";
+      bool any = false;
+      auto sep = [&] {
+        if (any) out += ", ";
+        any = true;
+      };
+      if (auto* dims = t.dims()) {
+        sep();
+        out += '(';
+        for (size_t i = 0; i < dims->size(); ++i) {
+          if (i) out += ", ";
+          out += shapeDim((*dims)[i]);
+        }
+        if (dims->size() == 1) out += ',';
+        out += ')';
+      } else if (t.shape) {
+        sep();
+        out += expr(t.shape);
+      }
+      if (!t.dtype.isVoid()) {
+        sep();
+        out += "dtype=\"";
+        out += t.dtype.str();
+        out += '"';
+      }
+      if (!t.shape && t.ndim != -1) {
+        sep();
+        out += "ndim=" + std::to_string(t.ndim);
+      }
+      if (!t.vdevice.empty()) {
+        sep();
+        out += "vdevice=\"" + t.vdevice + "\"";
+      }
+      if (!any) return "R.Tensor";
+      out += ')';
+      return out;
     }
     case NodeKind::TupleSInfo: {
       auto& t = static_cast<const TupleSInfo&>(*s);
@@ -118,10 +139,8 @@ void RelaxPrinter::printFunction(const Function& f, const std::string& name, boo
   auto outerSigVars = sigVars;
   std::vector<std::string> sigDecls;
   if (topLevel) {
-    usedVars.clear();
-    walkExpr(f.body, [this](const Expr& e) {
-      if (auto v = e.as<Var>()) usedVars.insert(v.get());
-    });
+    usedVarsRoot = f.body;
+    usedVarsReady = false;
     hoisted = &localHoisted;
     preludeFrame = ctx.names.depth() - 1;
     declared.clear();
@@ -234,7 +253,7 @@ void RelaxPrinter::printBinding(const Binding& b) {
       printIf(b, *node);
       return;
     }
-    if (isVoidSInfo(sinfoOf(b.var)) && isVoidSInfo(sinfoOf(value)) && !usedVars.count(b.var.get())) {
+    if (isVoidSInfo(sinfoOf(b.var)) && isVoidSInfo(sinfoOf(value)) && !isUsedVar(b.var.get())) {
       ctx.line(expr(value));
       return;
     }
@@ -255,9 +274,21 @@ void RelaxPrinter::printBinding(const Binding& b) {
         annotate = false;
     }
   }
-  std::string ann = annotate ? ": " + sinfo(sinfoOf(b.var)) : "";
-  std::string name = ctx.names.define(b.var.get(), b.var->name);
-  ctx.line(name + ann + " = " + rhs);
+  std::string ann = annotate ? sinfo(sinfoOf(b.var)) : std::string();
+  const std::string& name = ctx.names.define(b.var.get(), b.var->name);
+  if (annotate) ctx.line({name, ": ", ann, " = ", rhs});
+  else ctx.line({name, " = ", rhs});
+}
+
+bool RelaxPrinter::isUsedVar(const Var* v) {
+  if (!usedVarsReady) {
+    usedVars.clear();
+    walkExpr(usedVarsRoot, [this](const Expr& e) {
+      if (auto v = e.as<Var>()) usedVars.insert(v.get());
+    });
+    usedVarsReady = true;
+  }
+  return usedVars.contains(v);
 }
 
 void RelaxPrinter::printIf(const Binding& b, const If& node) {

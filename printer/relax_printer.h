@@ -20,9 +20,13 @@ class RelaxPrinter {
   size_t preludeFrame = 0;  // the NameTable frame of the top-level function being printed
   std::unordered_set<const PrimVar*> declared;
   bool clsPrinted = false;
-  // Vars used anywhere in the function being printed: a void binding prints as a bare statement
-  // only when nothing refers to its var (otherwise the text would not re-parse).
-  std::unordered_set<const Var*> usedVars;
+  // Vars used anywhere in the top-level function being printed: a void binding prints as a bare
+  // statement only when nothing refers to its var (otherwise the text would not re-parse).
+  // Collected on the first void binding, as most functions have none.
+  bool isUsedVar(const Var* v);
+  Expr usedVarsRoot;
+  bool usedVarsReady = false;
+  FlatSet<const Var*> usedVars;
   std::vector<NDArrayRef> metadata;
 
   void printFunction(const Function& f, const std::string& name, bool topLevel, bool isPrivate);
