@@ -34,6 +34,44 @@ std::string BlockBuilder::freshName() {
 
 void BlockBuilder::consumeName() { ++(inDataflow() ? lvCount_ : gvCount_); }
 
+namespace {
+
+// Whether two struct infos are the same tree, dim for dim (not merely provably equal, which may be
+// written differently): an annotation that repeats inference can then share the inferred object.
+bool sameDim(const PrimExpr& a, const PrimExpr& b) {
+  if (a.get() == b.get()) return true;
+  auto x = a.as<IntImm>(), y = b.as<IntImm>();
+  return x && y && x->dtype == y->dtype && x->value == y->value;
+}
+bool sameSInfoTree(const StructInfo& a, const StructInfo& b) {
+  if (a.get() == b.get()) return true;
+  if (!a || !b || a->kind() != b->kind()) return false;
+  switch (a->kind()) {
+    case NodeKind::ObjectSInfo: return true;
+    case NodeKind::TensorSInfo: {
+      auto &x = static_cast<const TensorSInfo&>(*a), &y = static_cast<const TensorSInfo&>(*b);
+      if (x.dtype != y.dtype || x.ndim != y.ndim || x.vdevice != y.vdevice) return false;
+      if (!x.shape || !y.shape) return !x.shape && !y.shape;
+      auto *dx = x.dims(), *dy = y.dims();
+      if (!dx || !dy) return x.shape.get() == y.shape.get();
+      if (dx->size() != dy->size()) return false;
+      for (size_t i = 0; i < dx->size(); ++i)
+        if (!sameDim((*dx)[i], (*dy)[i])) return false;
+      return true;
+    }
+    case NodeKind::TupleSInfo: {
+      auto &x = static_cast<const TupleSInfo&>(*a), &y = static_cast<const TupleSInfo&>(*b);
+      if (x.fields.size() != y.fields.size()) return false;
+      for (size_t i = 0; i < x.fields.size(); ++i)
+        if (!sameSInfoTree(x.fields[i], y.fields[i])) return false;
+      return true;
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
 void BlockBuilder::addBinding(BindingRef b) { frames_.back().bindings.push_back(std::move(b)); }
 
 Result<VarRef> BlockBuilder::emit(Expr value, const std::string& name, Span span, StructInfo annotation, bool asOutput) {
@@ -42,7 +80,8 @@ Result<VarRef> BlockBuilder::emit(Expr value, const std::string& name, Span span
   if (annotation) {
     if (!sinfoIsBaseOf(annotation, s) && !sinfoIsBaseOf(s, annotation))
       return Error("the annotation does not match the value's struct info (value is inferred as a different kind)", span);
-    s = annotation;
+    // Annotated bindings are the norm in printed modules; one struct info per binding, not two.
+    if (!sameSInfoTree(annotation, s)) s = annotation;
   }
   std::string varName = name;
   if (varName.empty()) varName = freshName();
