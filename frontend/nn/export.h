@@ -10,6 +10,7 @@
 namespace rlx::nn {
 
 class Parameter;
+class ExternModule;
 
 struct ExportOptions {
   bool debug = false;        // adds the IOEffect (print_, debug_func)
@@ -26,6 +27,7 @@ struct ExportedParam {
 struct Exported {
   IRModuleRef module;
   std::vector<ExportedParam> params;
+  std::vector<std::shared_ptr<ExternModule>> externModules;  // registered with addExtern (allowExtern)
 };
 
 }  // namespace rlx::nn

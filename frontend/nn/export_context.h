@@ -3,6 +3,7 @@
 // the active context; effects and subroutines extend a function through the same interface.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "ir/module.h"
 
 namespace rlx::nn {
+
+class ExternModule;
 
 class ExportContext {
  public:
@@ -62,6 +65,9 @@ class ExportContext {
   // structurally equal to one already added reuses that one's GlobalVar (TVM's add_func).
   GlobalVarRef addFunction(const Expr& func, const std::string& nameHint);
 
+  // Extern modules registered with addExtern during this export (extern.cc checks duplicates).
+  std::vector<std::shared_ptr<ExternModule>>& externModules() { return externModules_; }
+
  private:
   Expr bindNested(const Expr& e, std::unordered_map<const ExprNode*, Expr>& memo);
   Expr bindArgument(const Expr& a, std::unordered_map<const ExprNode*, Expr>& memo);
@@ -76,6 +82,7 @@ class ExportContext {
   NameSupply names_;
   IRModuleRef module_;
   std::vector<Frame> frames_;
+  std::vector<std::shared_ptr<ExternModule>> externModules_;
 };
 
 }  // namespace rlx::nn

@@ -112,8 +112,11 @@ Result<Exported> Module::exportIR(const ModuleSpec& spec, const ExportOptions& o
     return err;
   }
   clearParams();
+  if (!options.allowExtern && !ctx.externModules().empty())
+    return Error("the model registers extern modules (nn::addExtern) but ExportOptions::allowExtern is false", {}, "set allowExtern to get them back in Exported::externModules");
   Exported out;
   out.module = ctx.module();
+  out.externModules = ctx.externModules();
   for (auto& [name, p] : params) out.params.push_back({name, p->shape(), p->dtype(), p});
   return out;
 }
