@@ -1,6 +1,7 @@
 // RemovePurityChecking: marks every pure function "relax.force_pure" (its body may now call impure
 // builtins that lowering introduces) and unwraps pure-override calls into their plain forms:
-// R.call_pure_packed(f, ...) -> R.call_packed(f, ...), R.invoke_pure_closure -> R.invoke_closure.
+// R.call_pure_packed(f, ...) -> R.call_packed(f, ...), R.invoke_pure_closure -> R.invoke_closure,
+// R.call_inplace_packed(f, ..., inplace_indices=..) -> R.call_packed(f, ...) (the callee writes in place).
 #include "ir/expr_mutator.h"
 #include "ir/op.h"
 #include "passes/registry.h"
@@ -15,9 +16,11 @@ class Unwrap : public ExprMutator {
     Expr e = ExprMutator::visitCall(c);
     auto call = e.as<Call>();
     const std::string& op = call->opName();
-    if (op == "relax.call_pure_packed" && !call->args.empty()) {
+    bool inplace = op == "relax.call_inplace_packed";
+    if ((op == "relax.call_pure_packed" || inplace) && !call->args.empty()) {
       std::vector<Expr> rest(call->args.begin() + 1, call->args.end());
-      Expr out = make<Call>(call->args[0], std::move(rest), call->attrs, call->sinfoArgs);
+      // inplace_indices only describe the call to the purity analysis; the packed call has no attrs.
+      Expr out = make<Call>(call->args[0], std::move(rest), inplace ? AttrsRef() : call->attrs, call->sinfoArgs);
       out->sinfo = call->sinfo;
       out->span = call->span;
       return out;

@@ -22,6 +22,12 @@ Value Value::ofClosure(int64_t func, std::vector<Value> captured) {
   r.obj = new ClosureObj(func, std::move(captured));
   return r;
 }
+Value Value::ofObject(Ref<RtObject> o) {
+  Value r;
+  r.kind = Object;
+  r.obj = std::move(o);
+  return r;
+}
 Value Value::ofShape(const std::vector<int64_t>& dims) {
   Value r;
   r.kind = Shape;
@@ -57,6 +63,7 @@ std::string Value::describe() const {
     case Shape: return fmt::format("the shape {}", dimsText(shapeData(), size_t(shapeSize())));
     case Tuple: return fmt::format("a tuple of {} fields", fields().size());
     case Closure: return "a closure";
+    case Object: return obj->describe();
   }
   return "a value";
 }

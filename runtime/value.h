@@ -23,6 +23,8 @@ class RtObject {
   RtObject(const RtObject&) = delete;
   RtObject& operator=(const RtObject&) = delete;
   virtual ~RtObject() = default;
+  // For error messages of values of kind Object ("a KV cache of 3 rows").
+  virtual std::string describe() const { return "an object"; }
   void incRef() const { ++refs_; }
   void decRef() const {
     if (--refs_ == 0) delete this;
@@ -33,7 +35,7 @@ class RtObject {
 };
 
 struct Value {
-  enum Kind : uint8_t { Null, Int, Float, DType, Func, Str, Tensor, Storage, Shape, Tuple, Closure };
+  enum Kind : uint8_t { Null, Int, Float, DType, Func, Str, Tensor, Storage, Shape, Tuple, Closure, Object };
   Kind kind = Null;
   union {
     int64_t i = 0;  // Int (bool included), Func (function table index)
@@ -41,7 +43,7 @@ struct Value {
     DataType dt;    // DType
   };
   NDArrayRef array;  // Tensor; Storage (a uint8 array); Shape (an int64 vector)
-  Ref<RtObject> obj;  // Str, Tuple, Closure
+  Ref<RtObject> obj;  // Str, Tuple, Closure, Object
 
   Value() {}
   static Value ofInt(int64_t v);
@@ -54,6 +56,8 @@ struct Value {
   static Value ofShape(const std::vector<int64_t>& dims);
   static Value ofTuple(std::vector<Value> fields);
   static Value ofClosure(int64_t func, std::vector<Value> captured);
+  // An opaque runtime object builtins create and take back (R.Object values: a KV cache).
+  static Value ofObject(Ref<RtObject> o);
 
   // Accessors for a value known to be of that kind (the callers check kind first).
   const std::string& str() const;

@@ -13,6 +13,7 @@ namespace rlx::vm {
 
 void registerBuiltins();     // builtins.cc
 void registerRunBuiltins();  // run_builtins.cc
+void registerNNBuiltins();   // nn_builtins.cc
 
 namespace {
 std::map<std::string, PackedFn>& packedRegistry() {
@@ -22,6 +23,7 @@ std::map<std::string, PackedFn>& packedRegistry() {
     init = true;
     registerBuiltins();
     registerRunBuiltins();
+    registerNNBuiltins();
   }
   return r;
 }
