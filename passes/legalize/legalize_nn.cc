@@ -1,4 +1,4 @@
-// Legalization of nn ops as topi builds them: relu, leakyrelu, gelu, gelu_tanh, silu, softmax (maxelem /
+// Legalization of nn ops as topi builds them: dropout (inference), relu, leakyrelu, gelu, gelu_tanh, silu, softmax (maxelem /
 // exp / expsum / norm stages), log_softmax, layer_norm (one tuple reduction of sum and sum of squares).
 #include <cmath>
 
@@ -79,6 +79,15 @@ std::vector<Tensor> softmaxRule(Ctx& ctx, bool log) {
 }  // namespace
 
 void registerNNRules() {
+  // dropout at inference (TVM removes it with DecomposeOpsForInference; we run it in place): the
+  // output is x and the mask all ones, as SimplifyInference rewrites it.
+  registerRule("relax.nn.dropout", "dropout", [](Ctx& ctx) -> std::vector<Tensor> {
+    auto x = ctx.arg(0);
+    if (!x || ctx.outCount() != 2) return {};
+    DataType t = x->dtype();
+    return {ctx.kb.compute("T_dropout", x->shape(), t, [&](const Indices& i) { return (*x)(i); }, "ax"),
+            ctx.kb.compute("T_dropout_mask", x->shape(), t, [&](const Indices&) { return te::constant(1, t); }, "ax")};
+  });
   registerRule("relax.nn.relu", "relu", [](Ctx& ctx) -> std::vector<Tensor> {
     auto x = ctx.arg(0);
     if (!x) return {};

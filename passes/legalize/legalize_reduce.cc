@@ -1,6 +1,6 @@
 // Legalization of reductions as topi's CommReduce: sum / max / min / prod into one <x>_red block
 // (ax loops, reduce axes k<dim>), mean as sum then T_divide by the element count, variance and std
-// as the mean squared deviation from the kept-dims mean.
+// as the mean squared deviation from the kept-dims mean; cumsum / cumprod as a scan along the axis.
 #include "ir/ops/infer_util.h"
 #include "passes/legalize/legalize.h"
 
@@ -112,7 +112,47 @@ Rule simple(te::Combiner c) {
 
 }  // namespace
 
+// cumsum / cumprod(x, axis, dtype, exclusive): x cast to the result dtype (flattened when axis is
+// None), then out[.., j, ..] = out[.., j-1, ..] (+|*) x[.., j, ..] in order along the axis; exclusive
+// shifts by one, starting from 0 (or 1).
+Rule scanRule(bool isSum) {
+  return [isSum](Ctx& ctx) -> std::vector<Tensor> {
+    auto x = ctx.arg(0);
+    auto shape = ctx.outShape();
+    if (!x || !shape || shape->empty()) return {};
+    DataType t = ctx.outDtype();
+    size_t nd = shape->size();
+    int64_t axis = 0;
+    const Attr* axisAttr = ops::findAttr(ctx.call, "axis");
+    bool flat = !axisAttr || !*axisAttr;
+    if (!flat) {
+      axis = ops::attrInt(ctx.call, "axis", 0);
+      axis = axis < 0 ? axis + int64_t(nd) : axis;
+      if (axis < 0 || axis >= int64_t(nd)) return {};
+    }
+    bool exclusive = ops::attrBool(ctx.call, "exclusive", false);
+    auto element = [&](const Indices& i) -> PrimExpr {
+      PrimExpr v = flat && x->ndim() != 1 ? (*x)(reshapeIndex(i, *shape, x->shape())) : (*x)(i);
+      return v->dtype == t ? v : PrimExpr(make<Cast>(t, v));
+    };
+    NodeKind op = isSum ? NodeKind::Add : NodeKind::Mul;
+    PrimExpr unit = te::constant(isSum ? 0 : 1, t);
+    auto out = ctx.kb.scan(isSum ? "T_cumsum" : "T_cumprod", *shape, t, size_t(axis), [&](const Indices& i, const PrimExpr& prev) -> PrimExpr {
+      const PrimExpr& j = i[size_t(axis)];
+      PrimExpr first = te::bin(NodeKind::EQ, j, intImm(0, j->dtype));
+      if (!exclusive) return te::call("tir.if_then_else", t, {first, element(i), te::bin(op, prev, element(i))});
+      Indices before = i;
+      before[size_t(axis)] = te::bin(NodeKind::Sub, j, intImm(1, j->dtype));
+      // Guarded: the previous element is read only when j > 0.
+      return te::call("tir.if_then_else", t, {first, unit, te::bin(op, prev, element(before))});
+    });
+    return {out};
+  };
+}
+
 void registerReduceRules() {
+  registerRule("relax.cumsum", "cumsum", scanRule(true));
+  registerRule("relax.cumprod", "cumprod", scanRule(false));
   registerRule("relax.sum", "sum", simple(te::Combiner::Sum));
   registerRule("relax.prod", "prod", simple(te::Combiner::Prod));
   registerRule("relax.max", "max", simple(te::Combiner::Max));

@@ -172,6 +172,21 @@ Tensor KernelBuilder::compute(const std::string& name, const std::vector<PrimExp
   return Tensor{out};
 }
 
+Tensor KernelBuilder::scan(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype, size_t axis,
+                           const std::function<PrimExpr(const Indices&, const PrimExpr&)>& fn, const LoopNames& loops) {
+  Iters it = makeIters(shape, loops, {});
+  it.ivars[axis].kind = IterVar::Ordered;
+  BufferRef out = tir_merge::declBuffer(name, shape, dtype);
+  Indices before = it.spatial;
+  before[axis] = binary(NodeKind::Sub, before[axis], intImm(1, before[axis]->dtype));
+  auto block = make<TirBlock>();
+  block->name = blockName(name);
+  block->iterVars = it.ivars;
+  block->body = make<BufferStore>(out, tirbuild::castTo(dtype, fn(it.spatial, make<BufferLoad>(dtype, out, before))), it.spatial);
+  stages_.push_back({{out}, nest(it.loops, it.extents, realize(it, block))});
+  return Tensor{out};
+}
+
 ReduceAxis KernelBuilder::reduceAxis(const PrimExpr& extent, const std::string& name) { return ReduceAxis{make<PrimVar>(name, extent->dtype), extent}; }
 
 Tensor KernelBuilder::reduce(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype, const std::vector<ReduceAxis>& axes, Combiner c,

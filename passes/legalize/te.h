@@ -55,6 +55,12 @@ class KernelBuilder {
   Tensor compute(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype, const std::function<PrimExpr(const Indices&)>& fn,
                  const LoopNames& loops = "i", AttrsRef blockAttrs = nullptr);
 
+  // A scan along `axis`: loops over `shape` (the scan axis keeps its place, its iter var is ordered,
+  // T.axis.scan, so the CPU schedule never runs it in parallel); fn(i, prev) gives the element at
+  // i, where prev loads the element before it along the axis (only read when i[axis] > 0: guard it
+  // with tir.if_then_else).
+  Tensor scan(const std::string& name, const std::vector<PrimExpr>& shape, DataType dtype, size_t axis,
+              const std::function<PrimExpr(const Indices&, const PrimExpr&)>& fn, const LoopNames& loops = "i");
   ReduceAxis reduceAxis(const PrimExpr& extent, const std::string& name = "k");
   // A reduction stage: spatial loops over `shape` then the reduce axes; `out[i] = combine(out[i],
   // fn(i, k))` with `init` in T.init(). fn gets the block iter vars of the spatial then reduce axes.

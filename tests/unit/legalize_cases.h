@@ -497,8 +497,17 @@ inline void attentionCases(const CaseCheck& check) {
   check({"q: " + T("(\"n\", 3, 2, 4)") + ", k: " + T("(\"n\", 3, 2, 4)") + ", v: " + T("(\"n\", 3, 2, 4)"), "R.nn.attention(q, k, v)", {{2, 3, 2, 4}, {2, 3, 2, 4}, {2, 3, 2, 4}}});
 }
 
-// variance / std (axes, keepdims, symbolic), argmax / argmin (axis, keepdims, axis=None, ties).
+// variance / std (axes, keepdims, symbolic), argmax / argmin (axis, keepdims, axis=None, ties),
+// cumsum / cumprod (axes, exclusive, flattened, result dtype, symbolic), dropout at inference.
 inline void statisticCases(const CaseCheck& check) {
+  check({"x: " + T("(3, 5, 2)"), "R.cumsum(x, axis=1)", {{3, 5, 2}}});
+  check({"x: " + T("(3, 5, 2)"), "R.cumsum(x, axis=0, exclusive=True)", {{3, 5, 2}}});
+  check({"x: " + T("(3, 5, 2)"), "R.cumsum(x, axis=-1, exclusive=True)", {{3, 5, 2}}});
+  check({"x: " + T("(3, 4)", "int32"), "R.cumsum(x)", {{3, 4}}, -5, 5});
+  check({"x: " + T("(\"n\", 7)", "float64"), "R.cumsum(x, axis=0)", {{9, 7}}});
+  check({"x: " + T("(4, 3)", "int32"), "R.cumprod(x, axis=0, dtype=\"int64\")", {{4, 3}}, -3, 3});
+  check({"x: " + T("(2, 6)"), "R.cumprod(x, axis=1, exclusive=True)", {{2, 6}}});
+  check({"x: " + T("(3, 4)"), "R.nn.dropout(x, rate=0.25)", {{3, 4}}});
   for (const char* op : {"variance", "std"}) {
     std::string r = std::string("R.") + op;
     check({"x: " + T("(3, 5, 2)"), r + "(x)", {{3, 5, 2}}});
