@@ -124,12 +124,14 @@ struct primary : seq<atom, star<ws, trailer>> {};
 // Operators. One flat rule handles every binary precedence level (precedence climbing happens in
 // the action), so an atom costs one rule descent instead of fifteen.
 // prefix_op := '-' | '+' | '~' | 'not'
-struct op_prefix : sor<one<'-'>, one<'+'>, one<'~'>, kw_not> {};
+struct op_prefix : sor<one<'-'>, one<'+'>, one<'~'>, seq<at<one<'n'>>, kw_not>> {};
 // binary_op := '**' | '//' | '<<' | '>>' | '==' | '!=' | '<=' | '>=' | '*' | '/' | '%' | '@' | '+' | '-'
 //            | '&' | '^' | '|' | '<' | '>' | 'not' 'in' | 'in' | 'is' 'not' | 'is' | 'and' | 'or'
 struct op_binary : sor<string<'*', '*'>, string<'/', '/'>, string<'<', '<'>, string<'>', '>'>, string<'=', '='>, string<'!', '='>,
                        string<'<', '='>, string<'>', '='>, one<'*'>, one<'/'>, one<'%'>, one<'@'>, one<'+'>, one<'-'>, one<'&'>,
-                       one<'^'>, one<'|'>, one<'<'>, one<'>'>, seq<kw_not, ws, kw_in>, kw_in, seq<kw_is, ws, kw_not>, kw_is, kw_and, kw_or> {};
+                       one<'^'>, one<'|'>, one<'<'>, one<'>'>,
+                       // word operators, tried only where one can start (after most operands comes ',' or ')')
+                       seq<at<one<'n', 'i', 'a', 'o'>>, sor<seq<kw_not, ws, kw_in>, kw_in, seq<kw_is, ws, kw_not>, kw_is, kw_and, kw_or>>> {};
 // operand := prefix_op* primary
 struct operand : seq<star<op_prefix, ws>, primary> {};
 // binary_expr := operand (binary_op operand)*

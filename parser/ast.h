@@ -31,6 +31,16 @@ struct Expr {
 
   // "R.nn.relu" for a dotted name chain, "" otherwise.
   std::string dottedName() const;
+  // Back to a default node, keeping the capacity of its strings and lists (arena reuse).
+  void clear() {
+    str.clear();
+    i = 0;
+    d = 0;
+    b = false;
+    items.clear();
+    ops.clear();
+    a = b2 = c = nullptr;
+  }
 };
 
 struct Param {
@@ -54,11 +64,24 @@ struct Stmt {
   std::vector<Stmt*> body, orelse;
   bool hasElse = false;
   uint32_t deferred = 0;  // With: its body is left to syntax::Reader (0 = parsed into `body`)
+
+  // Back to a default node, keeping the capacity of its strings and lists (arena reuse).
+  void clear() {
+    target = annotation = value = withTarget = returns = nullptr;
+    decorators.clear();
+    name.clear();
+    params.clear();
+    body.clear();
+    orelse.clear();
+    hasElse = false;
+    deferred = 0;
+  }
 };
 
 // Owns every node of one parse; nodes are plain pointers into it. Nodes come from fixed-size
 // chunks (one allocation per 256 nodes) and are destroyed together with the arena. reset() hands
-// the same chunks out again (a scratch arena per statement): old nodes are cleared on reuse.
+// the same chunks out again (a scratch arena per statement): old nodes are cleared on reuse
+// (T::clear(), which keeps their buffers).
 template <typename T, size_t kChunk = 256>
 class Pool {
  public:
@@ -69,7 +92,7 @@ class Pool {
       used_ = 0;
     }
     T* p = cur_ + used_++;
-    if (next_ <= dirty_) *p = T();  // this chunk was handed out before the last reset
+    if (next_ <= dirty_) p->clear();  // this chunk was handed out before the last reset
     return p;
   }
   void reset() {
@@ -105,8 +128,18 @@ class Arena {
     exprs_.reset();
     stmts_.reset();
   }
+  // Grammar-internal tokens (Expr::Marker) that live for one line only: resetMarkers() at the
+  // start of each line reuses them.
+  Expr* marker(Span s) {
+    auto* e = markers_.make();
+    e->kind = Expr::Marker;
+    e->span = s;
+    return e;
+  }
+  void resetMarkers() { markers_.reset(); }
 
  private:
+  Pool<Expr, 32> markers_;
   Pool<Expr> exprs_;
   Pool<Stmt> stmts_;
 };

@@ -37,12 +37,10 @@ Status checkKwargs(const ast::Expr* call, std::initializer_list<const char*> all
       continue;
     }
     bool ok = false;
-    std::vector<std::string> names;
-    for (auto* n : allowed) {
-      names.push_back(n);
+    for (auto* n : allowed)
       if (a->str == n) ok = true;
-    }
     if (!ok) {
+      std::vector<std::string> names(allowed.begin(), allowed.end());
       std::string hint = closestName(a->str, names);
       return Error("unexpected keyword argument '" + a->str + "'", a->span, hint.empty() ? "" : "did you mean '" + hint + "'?");
     }

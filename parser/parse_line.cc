@@ -13,8 +13,10 @@ namespace rlx::grammar {
 bool isReservedWord(std::string_view w) {
   static const std::string_view words[] = {"and", "or", "not", "if", "elif", "else", "lambda", "None", "True", "False", "in", "is", "for",
                                            "def", "class", "return", "with", "as", "pass", "from", "import", "while", "assert"};
+  // Every identifier comes through here: most are longer than any keyword or start differently.
+  if (w.size() < 2 || w.size() > 6) return false;
   for (auto k : words)
-    if (k == w) return true;
+    if (k.size() == w.size() && k[0] == w[0] && k == w) return true;
   return false;
 }
 }  // namespace rlx::grammar
@@ -50,19 +52,16 @@ struct State {
     return sources::spanAt(file, baseOffset + uint32_t(b - lineBegin), uint32_t(n));
   }
   Expr* node(Expr::Kind k, const char* b, size_t n) { return arena.expr(k, span(b, n)); }
-  // Operator and separator markers never outlive the line: they come from a per-line pool.
-  ast::Pool<Expr, 8> markers;
-  Expr* marker(const char* b, size_t n) {
-    Expr* e = markers.make();
-    e->kind = Expr::Marker;
-    e->span = span(b, n);
-    return e;
-  }
+  // Operator and separator markers never outlive the line: the arena recycles them per line.
+  Expr* marker(const char* b, size_t n) { return arena.marker(span(b, n)); }
   size_t frame() const { return frames.back(); }
-  std::vector<Expr*> take() {
-    std::vector<Expr*> items(stack.begin() + long(frame()), stack.end());
+  // What the current frame pushed, popped into a buffer reused by every action (no action takes
+  // twice, and nodes copy what they keep).
+  std::vector<Expr*> taken;
+  std::vector<Expr*>& take() {
+    taken.assign(stack.begin() + long(frame()), stack.end());
     stack.resize(frame());
-    return items;
+    return taken;
   }
   void push(Expr* e) { stack.push_back(e); }
 };
@@ -299,13 +298,9 @@ template <> struct Action<g::false_lit> : PushLiteral<Expr::Bool, false> {};
 // ---- composites ------------------------------------------------------------------------------
 // Removes a trailing-comma marker from items; returns whether there was one.
 bool dropComma(std::vector<Expr*>& items) {
-  bool comma = false;
-  std::vector<Expr*> out;
-  for (auto* e : items) {
-    if (isMarker(e, ",")) comma = true;
-    else out.push_back(e);
-  }
-  items.swap(out);
+  auto end = std::remove_if(items.begin(), items.end(), [](Expr* e) { return isMarker(e, ","); });
+  bool comma = end != items.end();
+  items.erase(end, items.end());
   return comma;
 }
 
@@ -314,14 +309,14 @@ template <>
 struct Action<g::paren> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     bool comma = dropComma(items);
     if (items.size() == 1 && !comma) {
       st.push(items[0]);
       return;
     }
     auto* e = st.node(Expr::Tuple, in.begin(), in.size());
-    e->items = std::move(items);
+    e->items.assign(items.begin(), items.end());
     e->b = true;
     st.push(e);
   }
@@ -331,10 +326,10 @@ template <Expr::Kind K>
 struct Collection {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     dropComma(items);
     auto* e = st.node(K, in.begin(), in.size());
-    e->items = std::move(items);
+    e->items.assign(items.begin(), items.end());
     st.push(e);
   }
 };
@@ -348,7 +343,7 @@ template <>
 struct Action<g::kwarg> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     auto* e = st.node(Expr::Keyword, in.begin(), in.size());
     e->str = items[0]->str;
     e->span = items[0]->span;
@@ -362,7 +357,7 @@ template <>
 struct Action<g::star_arg> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     auto* e = st.node(Expr::UnaryOp, in.begin(), in.size());
     e->str = "*";
     e->a = items[0];
@@ -376,12 +371,12 @@ template <>
 struct Action<g::call_trailer> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     dropComma(items);
     Expr* callee = st.stack.back();
     auto* e = st.arena.expr(Expr::Call, callee->span);
     e->a = callee;
-    e->items = std::move(items);
+    e->items.assign(items.begin(), items.end());
     st.stack.back() = e;
   }
 };
@@ -391,7 +386,7 @@ template <>
 struct Action<g::slice> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     auto* e = st.node(Expr::Slice, in.begin(), in.size());
     for (size_t i = 1; i < items.size(); ++i) {
       if (isMarker(items[i], "lo")) e->a = items[i - 1];
@@ -407,12 +402,12 @@ template <>
 struct Action<g::subscript_trailer> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     bool comma = dropComma(items);
     Expr* value = st.stack.back();
     auto* e = st.arena.expr(Expr::Subscript, value->span);
     e->a = value;
-    e->items = std::move(items);
+    e->items.assign(items.begin(), items.end());
     e->b = comma;  // `A[i,]` indexes with a 1-tuple
     st.stack.back() = e;
   }
@@ -423,7 +418,7 @@ template <>
 struct Action<g::attr_trailer> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     Expr* value = st.stack.back();
     auto* e = st.arena.expr(Expr::Attribute, items[0]->span);
     e->a = value;
@@ -507,7 +502,7 @@ struct Action<g::binary_expr> {
   template <typename In>
   static void apply(const In& in, State& st) {
     if (st.stack.size() - st.frame() == 1) return;  // a lone operand (the common case) stays as it is
-    auto items = st.take();
+    auto& items = st.take();
     // Prefix runs recurse in the climber: bound them like bracket nesting.
     int run = 0;
     for (auto* e : items) {
@@ -524,11 +519,11 @@ template <>
 struct Action<g::lambda> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     auto* e = st.node(Expr::Lambda, in.begin(), in.size());
     e->a = items.back();
     items.pop_back();
-    e->items = std::move(items);
+    e->items.assign(items.begin(), items.end());
     st.push(e);
   }
 };
@@ -539,7 +534,7 @@ struct Action<g::conditional> {
   template <typename In>
   static void apply(const In& in, State& st) {
     if (st.stack.size() - st.frame() == 1) return;  // no `if ... else`
-    auto items = st.take();
+    auto& items = st.take();
     if (items.size() == 1) {
       st.push(items[0]);
       return;
@@ -557,14 +552,14 @@ struct TupleIfComma {
   template <typename In>
   static void apply(const In& in, State& st) {
     if (st.stack.size() - st.frame() == 1 && !isMarker(st.stack.back())) return;  // one item, no comma
-    auto items = st.take();
+    auto& items = st.take();
     bool comma = dropComma(items);
     if (items.size() == 1 && !comma) {
       st.push(items[0]);
       return;
     }
     auto* e = st.node(Expr::Tuple, in.begin(), in.size());
-    e->items = std::move(items);
+    e->items.assign(items.begin(), items.end());
     st.push(e);
   }
 };
@@ -587,7 +582,7 @@ template <LineResult::Kind K, ast::Stmt::Kind SK>
 struct StmtLine {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     auto* s = st.arena.stmt(SK, st.span(in.begin(), in.size()));
     st.result.kind = K;
     st.result.stmt = s;
@@ -632,7 +627,7 @@ template <>
 struct Action<g::param> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     auto* e = st.node(Expr::Keyword, in.begin(), in.size());
     e->str = "param";
     e->a = items[0];
@@ -672,7 +667,7 @@ template <>
 struct Action<g::assert_stmt> {
   template <typename In>
   static void apply(const In& in, State& st) {
-    auto items = st.take();
+    auto& items = st.take();
     auto* t = st.node(Expr::Name, in.begin(), 6);
     t->str = "T";
     auto* callee = st.node(Expr::Attribute, in.begin(), 6);
@@ -680,7 +675,7 @@ struct Action<g::assert_stmt> {
     callee->str = "Assert";
     auto* call = st.node(Expr::Call, in.begin(), in.size());
     call->a = callee;
-    call->items = std::move(items);
+    call->items.assign(items.begin(), items.end());
     auto* s = st.arena.stmt(ast::Stmt::ExprStmt, st.span(in.begin(), in.size()));
     s->value = call;
     st.result.kind = LineResult::Simple;
@@ -696,6 +691,10 @@ template <> struct Action<g::simple_stmt> : StmtLine<LineResult::Simple, ast::St
 Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offset, ast::Arena& arena, int maxDepth) {
   // Each bracket level costs three depth-counted rules (test, not_test, factor).
   State st{arena, file, offset, text.data(), 3 * maxDepth + 16, {}, {}, 0, {}, {}, nullptr};
+  arena.resetMarkers();
+  // Typical lines nest a few levels: one allocation each instead of a growth sequence per line.
+  st.stack.reserve(32);
+  st.frames.reserve(32);
   st.first = sources::spanAt(file, offset, 1);
   size_t nl = text.find('\n');
   st.firstNewline = text.data() + (nl == std::string_view::npos ? text.size() : nl);
