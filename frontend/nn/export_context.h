@@ -15,6 +15,7 @@
 namespace rlx::nn {
 
 class ExternModule;
+class IOEffect;
 
 class ExportContext {
  public:
@@ -68,6 +69,20 @@ class ExportContext {
   // Extern modules registered with addExtern during this export (extern.cc checks duplicates).
   std::vector<std::shared_ptr<ExternModule>>& externModules() { return externModules_; }
 
+  // ---- effects: the IO effect of a debug export (null otherwise), which op::debugFunc threads
+  IOEffect* ioEffect() const { return io_; }
+  void setIOEffect(IOEffect* io) { io_ = io; }
+
+  // ---- subroutines emitted so far (Module::callSubroutine): a call whose class and signature
+  // (argument + parameter struct info, symbolic vars matched by position) equal one's reuses it.
+  struct Subroutine {
+    std::string cls;       // the module's C++ type
+    StructInfo signature;  // a TupleSInfo of the call's argument and parameter struct info
+    GlobalVarRef gv;
+    bool tensorOutput;
+  };
+  std::vector<Subroutine>& subroutines() { return subroutines_; }
+
  private:
   Expr bindNested(const Expr& e, std::unordered_map<const ExprNode*, Expr>& memo);
   Expr bindArgument(const Expr& a, std::unordered_map<const ExprNode*, Expr>& memo);
@@ -83,6 +98,8 @@ class ExportContext {
   IRModuleRef module_;
   std::vector<Frame> frames_;
   std::vector<std::shared_ptr<ExternModule>> externModules_;
+  IOEffect* io_ = nullptr;
+  std::vector<Subroutine> subroutines_;
 };
 
 }  // namespace rlx::nn

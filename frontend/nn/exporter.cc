@@ -1,5 +1,6 @@
-// Module::exportIR: one Relax function per spec method with TVM's signature (spec args, then
-// effects, then params by param_mode), num_input, one dataflow block and the result bound to gv.
+// Module::exportIR: `_initialize_effect` when there are effects, then one Relax function per spec
+// method with TVM's signature (spec args, then effect states by effect_mode, then params by
+// param_mode), num_input, one dataflow block and the result (with the new states) bound to gv.
 #include <set>
 
 #include "frontend/nn/export_context.h"
@@ -41,7 +42,49 @@ Nested argValue(ExportContext& ctx, const std::string& name, const ArgSpec& spec
   fail("unknown argument spec");
 }
 
-void emitMethod(ExportContext& ctx, Module& self, const MethodSpec& method, const NamedParameters& params) {
+// _initialize_effect() -> (states...): every effect's initial state, in signature order.
+void emitEffectInit(ExportContext& ctx, const NamedEffects& effects) {
+  ctx.beginFunction("_initialize_effect");
+  std::vector<Expr> states;
+  for (auto& [name, e] : effects)
+    for (auto& s : e->emitInit(name)) states.push_back(s);
+  VarRef gv = ctx.emitOutput(ctx.emit(make<Tuple>(std::move(states)), "lv"));
+  ctx.endFunction({}, gv, nullptr);
+}
+
+// Creates the effects' state params of a method and sets their states; returns the params to add.
+std::vector<VarRef> effectParams(ExportContext& ctx, const NamedEffects& effects, EffectMode mode) {
+  std::vector<std::vector<VarRef>> perEffect;
+  std::vector<VarRef> all;
+  for (auto& [name, e] : effects) {
+    perEffect.push_back(e->create(name));
+    for (auto& v : perEffect.back()) all.push_back(v);
+  }
+  switch (mode) {
+    case EffectMode::Plain:
+      for (size_t k = 0; k < effects.size(); ++k) effects[k].second->setState(std::vector<Expr>(perEffect[k].begin(), perEffect[k].end()));
+      return all;
+    case EffectMode::Packed: {
+      std::vector<StructInfo> fields;
+      for (auto& v : all) fields.push_back(sinfoOf(v));
+      auto packed = make<Var>("packed_effects", make<TupleSInfo>(std::move(fields)));
+      int index = 0;
+      for (size_t k = 0; k < effects.size(); ++k) {
+        std::vector<Expr> items;
+        for (auto& v : perEffect[k]) items.push_back(ctx.emit(make<TupleGetItem>(packed, index++), v->name));
+        effects[k].second->setState(std::move(items));
+      }
+      return {packed};
+    }
+    case EffectMode::None:
+      // No state: an effectful op in this method is an error naming the mode.
+      for (auto& [name, e] : effects) e->setState({});
+      return {};
+  }
+  return {};
+}
+
+void emitMethod(ExportContext& ctx, Module& self, const MethodSpec& method, const NamedParameters& params, const NamedEffects& effects) {
   ctx.beginFunction(method.name);
   std::vector<VarRef> fnParams;
   std::set<std::string> argNames;
@@ -50,7 +93,10 @@ void emitMethod(ExportContext& ctx, Module& self, const MethodSpec& method, cons
     fnParams.push_back(make<Var>(name, argSInfo(ctx, name, spec)));
   }
   int64_t numInput = int64_t(method.args.size());
-  // Effects (IOEffect, KV caches) are threaded here, between the args and the params.
+  for (auto& v : effectParams(ctx, effects, method.options.effectMode)) {
+    fnParams.push_back(v);
+    ++numInput;
+  }
 
   auto paramSInfo = [](const Parameter& p) {
     std::vector<PrimExpr> dims;
@@ -83,7 +129,13 @@ void emitMethod(ExportContext& ctx, Module& self, const MethodSpec& method, cons
   for (size_t i = 0; i < method.args.size(); ++i) args.push_back(argValue(ctx, method.args[i].first, method.args[i].second, fnParams[i]));
   if (!method.fn) fail("method '" + method.name + "' has no function");
   Nested result = method.fn(self, args);
-  VarRef gv = ctx.emitOutput(result.expr());
+  std::vector<Expr> states;
+  for (auto& [name, e] : effects)
+    for (auto& s : e->finalize())
+      if (s) states.push_back(s);
+  Expr out = result.expr();
+  if (!states.empty() && method.options.effectMode != EffectMode::None) out = make<Tuple>(std::vector<Expr>{out, make<Tuple>(std::move(states))});
+  VarRef gv = ctx.emitOutput(out);
   ctx.endFunction(std::move(fnParams), gv, makeDictAttrs({{"num_input", AttrValue::integer(numInput)}}));
 }
 
@@ -91,19 +143,29 @@ void emitMethod(ExportContext& ctx, Module& self, const MethodSpec& method, cons
 
 Result<Exported> Module::exportIR(const ModuleSpec& spec, const ExportOptions& options) {
   auto params = namedParameters();
+  // The IO effect of a debug export comes first, then the module's effects in registration order.
+  NamedEffects effects;
+  auto io = std::make_shared<IOEffect>();
+  if (options.debug) effects.emplace_back("", io);
+  for (auto& e : namedEffects()) effects.push_back(e);
   auto clearParams = [&] {
     for (auto& [name, p] : params) p->setExpr(nullptr);
+    for (auto& [name, e] : effects) e->setState({});
   };
   ExportContext ctx;
   ExportContext::Scope scope(ctx);
+  if (options.debug) ctx.setIOEffect(io.get());
   std::string current;
   try {
-    if (options.debug) fail("debug export (the IOEffect) is not supported yet");
+    if (!effects.empty()) {
+      current = "_initialize_effect";
+      emitEffectInit(ctx, effects);
+    }
     std::set<std::string> names;
     for (auto& m : spec.methods()) {
       current = m.name;
       if (!names.insert(m.name).second) fail("method '" + m.name + "' is listed twice in the spec");
-      emitMethod(ctx, *this, m, params);
+      emitMethod(ctx, *this, m, params, effects);
     }
   } catch (NNError& e) {
     clearParams();

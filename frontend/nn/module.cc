@@ -1,4 +1,5 @@
-// Module, ModuleList, ModuleDict (see module.h): registration, parameter walks, state dicts, to().
+// Module, ModuleList, ModuleDict (see module.h): registration, parameter and effect walks, state
+// dicts, to(). Subroutine calls are in subroutine.cc.
 #include "frontend/nn/module.h"
 
 #include <cxxabi.h>
@@ -60,6 +61,36 @@ Status Module::replaceParameter(const std::string& name, std::shared_ptr<Paramet
     return okStatus();
   }
   return Error(typeName() + " has no child named '" + name + "'");
+}
+
+Status Module::replaceEffect(const std::string& name, std::shared_ptr<Effect> effect) {
+  for (auto& s : slots_) {
+    if (s->name != name) continue;
+    if (!s->effect) return Error("'" + name + "' of " + typeName() + " is not an effect");
+    if (!effect) return Error("cannot replace effect '" + name + "' by null");
+    if (s->acceptsEffect && !s->acceptsEffect(effect.get()))
+      return Error("cannot replace effect '" + name + "' (a " + s->effect->typeName() + ") by a " + effect->typeName() + ": the member's type does not allow it");
+    s->effect = std::move(effect);
+    return okStatus();
+  }
+  return Error(typeName() + " has no child named '" + name + "'");
+}
+
+NamedEffects Module::namedEffects(const std::string& prefix) const {
+  NamedEffects out;
+  std::set<const Effect*> seen;  // an effect shared by two modules is threaded once
+  std::function<void(const Module&, const std::string&)> walk = [&](const Module& m, const std::string& p) {
+    for (auto& s : m.slots_) {
+      std::string name = p.empty() ? s->name : p + "." + s->name;
+      if (s->effect) {
+        if (seen.insert(s->effect.get()).second) out.emplace_back(name, s->effect);
+      } else if (s->module) {
+        walk(*s->module, name);
+      }
+    }
+  };
+  walk(*this, prefix);
+  return out;
 }
 
 NamedParameters Module::namedParameters(const std::string& prefix) const {
@@ -130,6 +161,7 @@ Status Module::to(DType dtype) {
   for (auto& s : slots_) {
     if (s->param) RLX_TRY_STATUS(s->param->to(dtype));
     else if (s->module) RLX_TRY_STATUS(s->module->to(dtype));
+    else if (s->effect) RLX_TRY_STATUS(s->effect->to(dtype));
   }
   return okStatus();
 }
@@ -151,7 +183,7 @@ std::shared_ptr<Module> ModuleList::operator[](size_t i) const {
 
 Tensor ModuleList::forward(const Tensor& x) {
   Tensor y = x;
-  for (auto m : *this) y = m->forward(y);
+  for (auto m : *this) y = (*m)(y);
   return y;
 }
 

@@ -11,6 +11,9 @@ std::shared_ptr<Module> Mutator::visit(const std::string& name, const std::share
     if (slot->param) {
       auto p = visitParam(child, slot->param);
       if (p != slot->param) orThrow(node->replaceParameter(slot->name, p));
+    } else if (slot->effect) {
+      auto e = visitEffect(child, slot->effect);
+      if (e != slot->effect) orThrow(node->replaceEffect(slot->name, e));
     } else if (slot->module) {
       std::shared_ptr<Module> m;
       if (auto list = std::dynamic_pointer_cast<ModuleList>(slot->module)) m = visitModuleList(child, list);

@@ -1,5 +1,6 @@
 // nn::Mutator: walks a module tree and may replace submodules and parameters (TVM's nn.Mutator).
-// visit() calls visitModuleList / visitModule / visitParam for each child and stores the results.
+// visit() calls visitModuleList / visitModule / visitParam / visitEffect for each child and stores
+// the results.
 #pragma once
 #include <memory>
 #include <string>
@@ -19,6 +20,7 @@ class Mutator {
   virtual std::shared_ptr<Module> visitModule(const std::string& name, const std::shared_ptr<Module>& node) { return visit(name, node); }
   virtual std::shared_ptr<Module> visitModuleList(const std::string& name, const std::shared_ptr<ModuleList>& node) { return visit(name, node); }
   virtual std::shared_ptr<Parameter> visitParam(const std::string& name, const std::shared_ptr<Parameter>& node) { return node; }
+  virtual std::shared_ptr<Effect> visitEffect(const std::string& name, const std::shared_ptr<Effect>& node) { return node; }
 };
 
 }  // namespace rlx::nn

@@ -4,6 +4,7 @@
 #pragma once
 #include <functional>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <variant>
 #include <vector>
@@ -167,6 +168,19 @@ Tensor cclBroadcastFromWorker0(const Tensor& x, const std::string& name = "broad
 // Binds a Relax expression built by hand (nested sub-expressions as lv, lv1, ...) under `name`:
 // a tensor, or a tuple whose items are bound as <name>_<i> (TVM's wrap_nested).
 Nested wrapNested(const Expr& expr, const std::string& name);
+
+// ---------------------------------------------------------------- debugging (ExportOptions::debug)
+// An argument of a debug function: a tensor, a symbolic int, an int (R.prim_value int64), a float
+// (float32, as TVM) or a string.
+using DebugArg = std::variant<Tensor, PrimExpr, int64_t, double, std::string>;
+// At run time, calls the packed function `name` as name(lineInfo, args...) through
+// vm.builtin.invoke_debug_func, ordered by the IO effect. lineInfo ("<file>:<line>") defaults to the
+// caller's source location. Exporting without debug = true makes this an error.
+void debugFunc(const std::string& name, const std::vector<DebugArg>& args, const std::string& lineInfo = "",
+               std::source_location where = std::source_location::current());
+// TVM's print_: prints "<file>:<line>: shape = (..), dtype = .., data =" and the array at run time
+// (vm.builtin.debug_print).
+void print(const Tensor& x, std::source_location where = std::source_location::current());
 
 // ---------------------------------------------------------------- custom kernels
 // A call_tir of `func` (a T.prim_func in TVMScript text, or a PrimFunc) added to the module under

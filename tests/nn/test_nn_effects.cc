@@ -141,3 +141,90 @@ class Module:
   REQUIRE(!r.ok());
   CHECK_THAT(r.error().message, Catch::Contains("no debug function named \"no.such.func\""));
 }
+
+// ---------------------------------------------------------------- exports (nn-reference 19, 20, 26)
+using namespace rlx::nn;
+using nn_test::checkReference;
+using nn_test::exportOk;
+
+namespace {
+
+struct KVNet : Module {
+  ModuleRef<Linear> proj = registerModule("proj", std::make_shared<Linear>(8, 8, false));
+  EffectRef<KVCache> kCache = registerEffect("k_cache", KVCache::create(16, {2, 4}));
+  Tensor step(const Tensor& x, PrimExpr totalSeqLen) {
+    Tensor k = op::reshape(proj(x), {x.dim(0), 2, 4});
+    kCache->append(k);
+    return kCache->view(totalSeqLen);
+  }
+};
+
+ModuleSpec kvSpec() {
+  ModuleSpec spec;
+  spec.add("prefill", {{"x", spec::Tensor({"seq_len", 8}, "float32")}, {"total_seq_len", spec::Int()}}, &KVNet::step);
+  spec.add("decode", {{"x", spec::Tensor({1, 8}, "float32")}, {"total_seq_len", spec::Int()}}, &KVNet::step);
+  return spec;
+}
+
+struct DebugNet : Module {
+  ModuleRef<Linear> fc = registerModule("fc", std::make_shared<Linear>(4, 4));
+  std::string lineInfo = "20_debug_print.py:15";  // what TVM recorded for the reference's print_
+  Tensor forward(const Tensor& x) override {
+    Tensor y = fc(x);
+    if (lineInfo.empty()) op::print(y);
+    else op::debugFunc("vm.builtin.debug_print", {y}, lineInfo);
+    return op::relu(y);
+  }
+};
+
+ModuleSpec debugSpec() {
+  ModuleSpec spec;
+  spec.add("forward", {{"x", spec::Tensor({2, 4}, "float32")}}, &DebugNet::forward);
+  return spec;
+}
+
+struct Activation : Module {
+  Activation() { setDefineSubroutine(true, {"state"}); }
+  Tensor forward(const Tensor& state) override { return op::silu(state); }
+};
+
+struct Layer : Module {
+  ParamRef weights;
+  ModuleRef<Activation> activation;
+  Layer(int64_t in, int64_t out) {
+    setDefineSubroutine(true, {"input"});
+    weights = registerParameter("weights", Parameter::create({in, out}));
+    activation = registerModule("activation", std::make_shared<Activation>());
+  }
+  Tensor forward(const Tensor& input) override { return activation(op::matmul(input, weights)); }
+};
+
+struct SubNet : Module {
+  ModuleRef<Layer> layer1 = registerModule("layer1", std::make_shared<Layer>(8, 8));
+  ModuleRef<Layer> layer2 = registerModule("layer2", std::make_shared<Layer>(8, 8));
+  Tensor forward(const Tensor& x) override { return layer2(layer1(x)); }
+};
+
+Exported exportWith(Module& m, const ModuleSpec& spec, ExportOptions opts) {
+  auto r = m.exportIR(spec, opts);
+  if (!r.ok()) FAIL("export failed: " << r.error().message);
+  return std::move(r.value());
+}
+
+}  // namespace
+
+TEST_CASE("nn-reference 19_kv_cache", "[nn]") {
+  KVNet net;
+  checkReference("19_kv_cache", exportOk(net, kvSpec()), {{"proj.weight", {8, 8}, "float32"}});
+}
+
+TEST_CASE("nn-reference 20_debug_print", "[nn]") {
+  DebugNet net;
+  checkReference("20_debug_print", exportWith(net, debugSpec(), {.debug = true}), {{"fc.weight", {4, 4}, "float32"}, {"fc.bias", {4}, "float32"}});
+}
+
+TEST_CASE("nn-reference 26_subroutine", "[nn]") {
+  SubNet net;
+  checkReference("26_subroutine", exportOk(net, ModuleSpec().add("forward", {{"x", spec::Tensor({"batch", 8}, "float32")}}, &SubNet::forward)),
+                 {{"layer1.weights", {8, 8}, "float32"}, {"layer2.weights", {8, 8}, "float32"}});
+}
