@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "runtime/llvm/thread_pool.h"
@@ -41,6 +42,7 @@ struct Gemm {
   bool cUnit = false;  // nC is contiguous: C tiles are stored with vector stores
   bool nBUnit = false;  // nB contiguous
   bool kAUnit = false;  // kA contiguous
+  bool kBUnit = false;  // kB contiguous (B is a transposed operand, x @ W.T)
   bool bRows = false;   // nB contiguous and kB evenly ldb apart: B can be read in place
   int64_t ldb = 0;
   bool packB = true;      // else the micro-kernel reads B's rows in place
@@ -118,17 +120,41 @@ void packA(const Gemm& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float*
 // B[p0.., j0..] (kc x nc) as micro-panels of `width` columns: bp[(s * kc + k) * width + c],
 // zero-padded. A convolution's operand is gathered here (implicit GEMM: no im2col buffer).
 void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp, int64_t width = kNR) {
-  bool unit = g.nBUnit;
-  for (int64_t s = 0; s * width < nc; ++s, bp += kc * width) {
+  int64_t slivers = (nc + width - 1) / width;
+  if (g.nBUnit) {
+    // Row by row across all slivers: each row of B is read once, front to back. Sliver by sliver,
+    // every row would start on another page (TLB misses and no prefetch for wide weights).
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* row = g.b + g.kB[size_t(p0 + k)] + g.nB[size_t(j0)];
+      for (int64_t s = 0; s < slivers; ++s) {
+        int64_t w = std::min(width, nc - s * width);
+        float* dst = bp + (s * kc + k) * width;
+        std::memcpy(dst, row + s * width, size_t(w) * sizeof(float));
+        if (w < width) std::memset(dst + w, 0, size_t(width - w) * sizeof(float));
+      }
+    }
+    return;
+  }
+  for (int64_t s = 0; s < slivers; ++s, bp += kc * width) {
     int64_t w = std::min(width, nc - s * width);
     const int64_t* nb = g.nB.data() + j0 + s * width;
+    if (g.kBUnit) {
+      // A transposed operand (x @ W.T): each column is contiguous along k; read columns, write strided.
+      for (int64_t c = 0; c < width; ++c) {
+        float* dst = bp + c;
+        if (c < w) {
+          const float* col = g.b + nb[c] + g.kB[size_t(p0)];
+          for (int64_t k = 0; k < kc; ++k) dst[k * width] = col[k];
+        } else {
+          for (int64_t k = 0; k < kc; ++k) dst[k * width] = 0;
+        }
+      }
+      continue;
+    }
     for (int64_t k = 0; k < kc; ++k) {
       const float* row = g.b + g.kB[size_t(p0 + k)];
       float* dst = bp + k * width;
-      if (unit)
-        for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[0] + c];
-      else
-        for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[c]];
+      for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[c]];
       for (int64_t c = w; c < width; ++c) dst[c] = 0;
     }
   }
@@ -327,6 +353,7 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   g.cUnit = evenlySpaced(g.nC, 1);
   g.nBUnit = evenlySpaced(g.nB, 1);
   g.kAUnit = evenlySpaced(g.kA, 1);
+  g.kBUnit = evenlySpaced(g.kB, 1);
   g.ldb = g.k > 1 ? g.kB[1] - g.kB[0] : 0;
   g.bRows = g.nBUnit && evenlySpaced(g.kB, g.ldb);
   // With few rows each B element is used by few micro-tiles: reading B in place beats copying it.
