@@ -127,7 +127,26 @@ Value invokeDebugFunc(VirtualMachine& vm, const Value* args, int64_t n) {
   return args[0];
 }
 
-// debug_print(line_info, value): "<file>:<line>: shape = (2, 4), dtype = float32, data =" and the array.
+// numpy's str() of an array, which TVM's debug_print shows: the repr without "array(", the dtype
+// and the commas ("[[1. 2.]\n [3. 4.]]").
+std::string numpyStr(const NDArray& a) {
+  std::string repr = formatArray(a);
+  if (repr.rfind("array(", 0) != 0) return repr;
+  size_t dtype = repr.rfind(", dtype=");
+  std::string body = repr.substr(6, (dtype == std::string::npos ? repr.size() - 1 : dtype) - 6);
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] == ',') continue;
+    out += body[i];
+    // Continuation lines lose the width of "array(".
+    if (body[i] == '\n')
+      for (int k = 0; k < 6 && i + 1 < body.size() && body[i + 1] == ' '; ++k) ++i;
+  }
+  return out;
+}
+
+// debug_print(line_info, value): "<file>:<line>: shape = (2, 4), dtype = float32, data =" and the
+// array as numpy's str() shows it.
 Value debugPrint(VirtualMachine& vm, const Value* args, int64_t n) {
   if (n != 2) throwVMError(fmt::format("vm.builtin.debug_print expects (line_info, value), got {} arguments", n));
   std::string where = args[0].kind == Value::Str ? args[0].str() : formatValue(args[0]);
@@ -136,7 +155,7 @@ Value debugPrint(VirtualMachine& vm, const Value* args, int64_t n) {
     std::string dims;
     for (size_t i = 0; i < v.array->shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(v.array->shape[i]);
     if (v.array->shape.size() == 1) dims += ",";
-    vm.print(fmt::format("{}: shape = ({}), dtype = {}, data =\n{}\n", where, dims, v.array->dtype.str(), formatArray(*v.array)));
+    vm.print(fmt::format("{}: shape = ({}), dtype = {}, data =\n{}\n", where, dims, v.array->dtype.str(), numpyStr(*v.array)));
   } else {
     vm.print(fmt::format("{}: {}\n", where, formatValue(v)));
   }
