@@ -1,6 +1,6 @@
 // One test per nn-reference case (tests/corpus_nn/*.relax, exported by TVM v0.23's nn frontend):
 // the same model built with rlx::nn exports a structurally equal module and the same parameters.
-// 19_kv_cache, 20_debug_print, 24_extern and 26_subroutine (effects, extern, subroutines) are not here.
+// 19_kv_cache, 20_debug_print and 26_subroutine are in test_nn_effects.cc, 24_extern in test_nn_jit.cc.
 #include "nn_test_util.h"
 
 using namespace rlx;
