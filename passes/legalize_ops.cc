@@ -7,8 +7,11 @@
 // out_sinfo=R.Tensor((1, 256), dtype="float32"))` plus `@T.prim_func(private=True) def add(...)`.
 #include <functional>
 #include <map>
+#include <set>
 
+#include "ir/arith.h"
 #include "ir/structural_equal.h"
+#include "ir/struct_info.h"
 #include "passes/binding_rewriter.h"
 #include "passes/legalize/legalize.h"
 #include "passes/op_builder.h"
@@ -42,12 +45,14 @@ class Legalizer : public BindingRewriter {
     if (canonOuts.empty()) return nullptr;
     PrimFuncRef key = canon.kb.build(canon.inputs, canonOuts);
     legalize::Ctx ctx(*c);
-    GlobalVarRef gv = kernelFor(key, entry->kernelName, [&] { return ctx.kb.build(ctx.inputs, entry->rule(ctx)); });
-    if (ctx.tirArgs.empty()) entry->rule(ctx);  // a shared kernel: only the call_tir arguments are needed
+    PrimFuncRef own = withScalarParams(ctx.kb.build(ctx.inputs, entry->rule(ctx)));
+    GlobalVarRef gv = kernelFor(key, entry->kernelName, [&] { return own; });
     PyValue outSInfo;
     outSInfo.kind = PyValue::SInfo;
     outSInfo.sinfo = c->sinfo;
-    return build::call("call_tir", {build::e(gv), build::e(make<Tuple>(ctx.tirArgs))}, {{"out_sinfo", outSInfo}});
+    build::KwArgs kwargs = {{"out_sinfo", outSInfo}};
+    if (Expr tirVars = tirVarsOf(*c, *own)) kwargs.push_back({"tir_vars", build::e(tirVars)});
+    return build::call("call_tir", {build::e(gv), build::e(make<Tuple>(ctx.tirArgs))}, std::move(kwargs));
   }
 
  private:
@@ -58,6 +63,52 @@ class Legalizer : public BindingRewriter {
     auto it = packed.find(c.opName());
     if (it == packed.end()) return nullptr;
     return make<Call>(make<ExternFunc>(it->second), c.args, nullptr, std::vector<StructInfo>{c.sinfo});
+  }
+
+  // Symbolic vars that the kernel's buffers use only inside compound dims (n + 1 after a concat):
+  // no buffer shape binds them, so they become trailing int64 params, passed by call_tir's
+  // tir_vars (TVM's call_te does the same with its unbound TIR vars).
+  static std::vector<PrimVarRef> unboundVars(const PrimFunc& f) {
+    std::set<const PrimVar*> bare;
+    for (auto& [handle, buf] : f.bufferMap)
+      for (auto& d : buf->shape)
+        if (auto v = d.as<PrimVar>()) bare.insert(v.get());
+    std::vector<PrimVarRef> all, out;
+    for (auto& [handle, buf] : f.bufferMap)
+      for (auto& d : buf->shape) collectVars(d, all);
+    for (auto& v : all)
+      if (!bare.count(v.get())) out.push_back(v);
+    return out;
+  }
+  // `f` is freshly built (no one else holds it), so its params are extended in place.
+  static PrimFuncRef withScalarParams(PrimFuncRef f) {
+    for (auto& v : unboundVars(*f)) f->params.push_back(v);
+    return f;
+  }
+  // R.shape([the call's own vars of those names]), or null when the kernel has no scalar params.
+  static Expr tirVarsOf(const Call& c, const PrimFunc& kernel) {
+    auto extra = unboundVars(kernel);
+    if (extra.empty()) return nullptr;
+    std::vector<PrimVarRef> relaxVars;
+    auto collect = [&](const StructInfo& s, auto& self) -> void {
+      if (auto t = s.as<TensorSInfo>()) {
+        if (auto* dims = t->dims())
+          for (auto& d : *dims) collectVars(d, relaxVars);
+      } else if (auto tu = s.as<TupleSInfo>()) {
+        for (auto& f : tu->fields) self(f, self);
+      }
+    };
+    for (auto& a : c.args) collect(sinfoOf(a), collect);
+    collect(c.sinfo, collect);
+    std::vector<PrimExpr> values;
+    for (auto& v : extra) {
+      PrimExpr match;
+      for (auto& r : relaxVars)
+        if (r->name == v->name) match = r;
+      if (!match) return nullptr;
+      values.push_back(match);
+    }
+    return make<ShapeExpr>(std::move(values));
   }
 
   GlobalVarRef kernelFor(const PrimFuncRef& key, const std::string& base, const std::function<PrimFuncRef()>& named) {
