@@ -2,10 +2,9 @@
 // Output files are written atomically, with large constants in a safetensors sidecar.
 #include <cstdio>
 
-#include "ir/file_util.h"
-#include "ir/safetensors.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
+#include "printer/module_file.h"
 #include "printer/printer.h"
 #include "tools/commands.h"
 
@@ -65,16 +64,7 @@ int runPrint(const std::vector<std::string>& args, bool color) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
-  if (!metadata.empty()) {
-    std::string base = output;
-    if (base.size() > 6 && base.compare(base.size() - 6, 6, ".relax") == 0) base.resize(base.size() - 6);
-    auto st = safetensors::writeConstants(base + ".safetensors", metadata);
-    if (!st.ok()) {
-      std::fprintf(stderr, "rlx print: %s\n", st.error().message.c_str());
-      return 1;
-    }
-  }
-  auto st = writeFileAtomically(output, text);
+  auto st = writeModuleText(output, text, metadata);
   if (!st.ok()) {
     std::fprintf(stderr, "rlx print: %s\n", st.error().message.c_str());
     return 1;
