@@ -13,6 +13,8 @@
 #pragma once
 #include "frontend/nn/error.h"
 #include "frontend/nn/export.h"
+#include "frontend/nn/extern.h"
+#include "frontend/nn/jit.h"
 #include "frontend/nn/module.h"
 #include "frontend/nn/modules.h"
 #include "frontend/nn/mutator.h"

@@ -1,0 +1,15 @@
+# Runs an nn example (EXE OUT) or the shell on a command file (EXE repl < REPL, in OUT); fails
+# unless it exits 0 and its output contains EXPECT.
+if(REPL)
+  execute_process(COMMAND ${EXE} repl INPUT_FILE ${REPL} WORKING_DIRECTORY ${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+else()
+  execute_process(COMMAND ${EXE} ${OUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
+message("${out}${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "exit status ${rc}")
+endif()
+string(FIND "${out}" "${EXPECT}" found)
+if(found EQUAL -1)
+  message(FATAL_ERROR "the output does not contain '${EXPECT}'")
+endif()
