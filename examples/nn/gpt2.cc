@@ -1,13 +1,13 @@
 // rlx::nn example: a small GPT-2-style decoder (token + position embeddings, pre-RMSNorm blocks with
-// causal self-attention and a GELU MLP, tied-free LM head) with `prefill` and `decode` methods over
-// a symbolic sequence length. It is exported to gpt2.relax + gpt2.params.safetensors, re-parsed,
-// and generates 8 tokens greedily through nn::jit, each step's logits checked against the
-// reference evaluator running the re-parsed functions.
+// causal self-attention and a GELU MLP, an LM head) over a symbolic sequence length. `prefill` and
+// `decode` keep keys and values in nn::KVCache effects, which nn::jit holds between calls; the
+// model is exported to gpt2.relax + gpt2.params.safetensors, re-parsed, and generates 8 tokens
+// greedily through jit.
 //
-// The KV cache is explicit: prefill returns every layer's keys and values, and decode takes the
-// past ones as a tuple argument and returns them extended by one position. (nn's KVCache effect
-// would keep them inside the jitted module instead; the explicit form also lets the reference
-// evaluator, which has no VM builtins, run the very same functions.)
+// The reference evaluator has no VM builtins, so it cannot run the KV cache ops. The same export
+// therefore also has `prefill_explicit` / `decode_explicit` (effect_mode none), which return every
+// layer's keys and values and take the past ones as a tuple: the evaluator runs those on the
+// re-parsed module, and every step's logits from jit's cached decode are checked against them.
 #include "example_util.h"
 
 using namespace rlx;
@@ -24,24 +24,33 @@ struct Config {
 struct Attention : Module {
   Config c;
   ModuleRef<Linear> q, k, v, o;
+  EffectRef<KVCache> kCache, vCache;
   explicit Attention(const Config& cfg) : c(cfg) {
     q = registerModule("q_proj", std::make_shared<Linear>(c.dim, c.dim, false));
     k = registerModule("k_proj", std::make_shared<Linear>(c.dim, c.dim, false));
     v = registerModule("v_proj", std::make_shared<Linear>(c.dim, c.dim, false));
     o = registerModule("o_proj", std::make_shared<Linear>(c.dim, c.dim, false));
+    kCache = registerEffect("k_cache", KVCache::create(c.maxPos, {c.heads, c.headDim()}));
+    vCache = registerEffect("v_cache", KVCache::create(c.maxPos, {c.heads, c.headDim()}));
   }
-  // x (1, s, dim); past keys/values (1, p, heads, headDim) or undefined. Returns the output and
-  // the keys/values of every position seen so far.
-  std::vector<Tensor> attend(const Tensor& x, const Tensor& pastK, const Tensor& pastV) {
+  // x (1, s, dim); causal for a prefill (from empty caches), not for a one-token decode step.
+  // Cached (`total` given): the new keys/values go into the caches and the `total` rows cached so
+  // far are attended. Explicit: they are appended to pastK / pastV (undefined: none). Returns the
+  // output and the keys/values attended.
+  std::vector<Tensor> attend(const Tensor& x, bool causal, const std::optional<Dim>& total, const Tensor& pastK = {}, const Tensor& pastV = {}) {
     Dim s = x.shape()[1];
-    auto heads = [&](const Tensor& t) { return t.reshape({1, s, c.heads, c.headDim()}); };
-    Tensor qs = heads(q(x)), ks = heads(k(x)), vs = heads(v(x));
-    if (pastK.defined()) {
+    auto heads = [&](const Tensor& t, const Dim& n) { return t.reshape({1, n, c.heads, c.headDim()}); };
+    Tensor qs = heads(q(x), s), ks = heads(k(x), s), vs = heads(v(x), s);
+    if (total) {
+      kCache->append(ks.reshape({s, c.heads, c.headDim()}));
+      vCache->append(vs.reshape({s, c.heads, c.headDim()}));
+      ks = heads(kCache->view(*total), *total);
+      vs = heads(vCache->view(*total), *total);
+    } else if (pastK.defined()) {
       ks = op::concat({pastK, ks}, 1);
       vs = op::concat({pastV, vs}, 1);
     }
-    // Prefill (no past): causal over the prompt. Decode: one query sees every cached position.
-    Tensor a = op::scaledDotProductAttention(qs, ks, vs, {.isCausal = !pastK.defined()});
+    Tensor a = op::scaledDotProductAttention(qs, ks, vs, {.isCausal = causal});
     return {o(a.reshape({1, s, c.dim})), ks, vs};
   }
 };
@@ -57,8 +66,8 @@ struct Block : Module {
     fc1 = registerModule("fc1", std::make_shared<Linear>(c.dim, c.hidden));
     fc2 = registerModule("fc2", std::make_shared<Linear>(c.hidden, c.dim));
   }
-  std::vector<Tensor> step(const Tensor& x, const Tensor& pastK, const Tensor& pastV) {
-    auto r = attn->attend(ln1(x), pastK, pastV);
+  std::vector<Tensor> step(const Tensor& x, bool causal, const std::optional<Dim>& total, const Tensor& pastK, const Tensor& pastV) {
+    auto r = attn->attend(ln1(x), causal, total, pastK, pastV);
     Tensor h = x + r[0];
     return {h + fc2(op::gelu(fc1(ln2(h)))), r[1], r[2]};
   }
@@ -79,21 +88,32 @@ struct GPT : Module {
     lnf = registerModule("ln_f", std::make_shared<RMSNorm>(c.dim, std::vector<int64_t>{-1}, 1e-5, false));
     head = registerModule("lm_head", std::make_shared<Linear>(c.dim, c.vocab, false));
   }
-  // (logits (1, s, vocab), (k0, v0, k1, v1, ...)); `past` is empty for prefill.
-  Nested run(const Tensor& tokens, const Tensor& positions, const std::vector<Tensor>& past) {
+  // The logits (1, s, vocab) and every layer's attended keys and values (k0, v0, k1, v1, ...).
+  std::pair<Tensor, std::vector<Tensor>> run(const Tensor& tokens, const Tensor& positions, bool causal, const std::optional<Dim>& total,
+                                             const std::vector<Tensor>& past = {}) {
     Tensor x = wte(tokens) + wpe(positions);
     std::vector<Tensor> kv;
     for (size_t i = 0; i < blocks->size(); ++i) {
       Tensor pk = past.empty() ? Tensor() : past[2 * i], pv = past.empty() ? Tensor() : past[2 * i + 1];
-      auto r = blocks->at<Block>(i)->step(x, pk, pv);
+      auto r = blocks->at<Block>(i)->step(x, causal, total, pk, pv);
       x = r[0];
       kv.push_back(r[1]);
       kv.push_back(r[2]);
     }
-    return Nested(std::vector<Nested>{head(lnf(x)), Nested(kv)});
+    return {head(lnf(x)), kv};
   }
-  Nested prefill(const Tensor& tokens, const Tensor& positions) { return run(tokens, positions, {}); }
-  Nested decode(const Tensor& token, const Tensor& position, const std::vector<Tensor>& past) { return run(token, position, past); }
+  // With the KV caches (total = the cached length after this call).
+  Tensor prefill(const Tensor& tokens, const Tensor& positions, PrimExpr total) { return run(tokens, positions, true, Dim(total)).first; }
+  Tensor decode(const Tensor& token, const Tensor& position, PrimExpr total) { return run(token, position, false, Dim(total)).first; }
+  // With explicit keys and values: (logits, (k0, v0, ...)).
+  Nested prefillExplicit(const Tensor& tokens, const Tensor& positions) {
+    auto [logits, kv] = run(tokens, positions, true, std::nullopt);
+    return Nested(std::vector<Nested>{logits, Nested(kv)});
+  }
+  Nested decodeExplicit(const Tensor& token, const Tensor& position, const std::vector<Tensor>& past) {
+    auto [logits, kv] = run(token, position, false, std::nullopt, past);
+    return Nested(std::vector<Nested>{logits, Nested(kv)});
+  }
 };
 
 NDArrayRef ids(const std::vector<int32_t>& v) {
@@ -126,9 +146,13 @@ int main(int argc, char** argv) {
 
   ArgSpec cache = spec::Tensor({1, "past", c.heads, c.headDim()}, "float32");
   std::vector<ArgSpec> past(size_t(2 * c.layers), cache);
+  ArgSpec tokens1 = spec::Tensor({1, 1}, "int32"), tokensN = spec::Tensor({1, "seq"}, "int32");
+  MethodOptions explicitKV{.effectMode = EffectMode::None};
   ModuleSpec spec;
-  spec.add("prefill", {{"tokens", spec::Tensor({1, "seq"}, "int32")}, {"positions", spec::Tensor({1, "seq"}, "int32")}}, &GPT::prefill);
-  spec.add("decode", {{"token", spec::Tensor({1, 1}, "int32")}, {"position", spec::Tensor({1, 1}, "int32")}, {"cache", spec::Tuple(past)}}, &GPT::decode);
+  spec.add("prefill", {{"tokens", tokensN}, {"positions", tokensN}, {"total_seq_len", spec::Int()}}, &GPT::prefill);
+  spec.add("decode", {{"token", tokens1}, {"position", tokens1}, {"total_seq_len", spec::Int()}}, &GPT::decode);
+  spec.add("prefill_explicit", {{"tokens", tokensN}, {"positions", tokensN}}, &GPT::prefillExplicit, explicitKV);
+  spec.add("decode_explicit", {{"token", tokens1}, {"position", tokens1}, {"cache", spec::Tuple(past)}}, &GPT::decodeExplicit, explicitKV);
 
   Exported exported = check(model.exportIR(spec), "export");
   IRModuleRef reparsed = saveAndReload(exported, dir + "/gpt2.relax");
@@ -144,47 +168,44 @@ int main(int argc, char** argv) {
   for (int32_t t : tokens) std::printf(" %d", t);
   std::printf("\n");
 
-  // Prefill on both sides; each keeps its own cache from then on.
+  // jit prefills its KV caches; the evaluator keeps explicit keys and values.
   int32_t n = int32_t(tokens.size());
-  vm::Value out = check(jitted("prefill", {ids(tokens), ids(range(0, n))}), "prefill");
-  rlx::Value ref = evaluate("prefill", {rlx::Value::ofTensor(ids(tokens)), rlx::Value::ofTensor(ids(range(0, n)))});
-  double worst = maxAbsDiff(*out.fields()[0].array, *ref.fields[0].tensor);
+  vm::Value logits = check(jitted("prefill", {ids(tokens), ids(range(0, n)), n}), "prefill");
+  rlx::Value ref = evaluate("prefill_explicit", {rlx::Value::ofTensor(ids(tokens)), rlx::Value::ofTensor(ids(range(0, n)))});
+  double worst = maxAbsDiff(*logits.array, *ref.fields[0].tensor);
   std::printf("prefill: %d tokens, max |jit - evaluator| = %.3g\n", n, worst);
-  vm::Value cacheJit = out.fields()[1];
   rlx::Value cacheRef = ref.fields[1];
-  NDArrayRef lastLogits = out.fields()[0].array;
 
   const int steps = 8;
   std::vector<int32_t> generated;
   for (int step = 0; step < steps; ++step) {
-    int32_t next = argmaxLast(*lastLogits);
+    int32_t next = argmaxLast(*logits.array);
     generated.push_back(next);
     int32_t pos = int32_t(tokens.size());
     tokens.push_back(next);
-    out = check(jitted("decode", {ids({next}), ids({pos}), JitArg(cacheJit)}), "decode");
-    ref = evaluate("decode", {rlx::Value::ofTensor(ids({next})), rlx::Value::ofTensor(ids({pos})), cacheRef});
-    double d = maxAbsDiff(*out.fields()[0].array, *ref.fields[0].tensor);
+    logits = check(jitted("decode", {ids({next}), ids({pos}), pos + 1}), "decode");
+    ref = evaluate("decode_explicit", {rlx::Value::ofTensor(ids({next})), rlx::Value::ofTensor(ids({pos})), cacheRef});
+    double d = maxAbsDiff(*logits.array, *ref.fields[0].tensor);
     worst = std::max(worst, d);
     std::printf("decode step %d: token %d at position %d, max |jit - evaluator| = %.3g\n", step, next, pos, d);
-    cacheJit = out.fields()[1];
     cacheRef = ref.fields[1];
-    lastLogits = out.fields()[0].array;
   }
   std::printf("generated:");
   for (int32_t t : generated) std::printf(" %d", t);
   std::printf("\n");
+  std::printf("jit's KV caches: %s\n", jitted.effects()[0].describe().c_str());
 
-  // The cache is right: prefilling the whole sequence gives the last decode step's logits.
-  std::vector<int32_t> all(tokens.begin(), tokens.end());
-  vm::Value full = check(jitted("prefill", {ids(all), ids(range(0, int32_t(all.size())))}), "prefill of the whole sequence");
-  const NDArray& fl = *full.fields()[0].array;
+  // The caches are right: prefilling the whole sequence into fresh ones gives the last decode step's logits.
+  check(jitted.resetEffects(), "resetting the caches");
+  int32_t all = int32_t(tokens.size());
+  vm::Value full = check(jitted("prefill", {ids(tokens), ids(range(0, all)), all}), "prefill of the whole sequence");
+  const NDArray& fl = *full.array;
   int64_t vocab = fl.shape[2];
   double consistency = 0;
-  for (int64_t i = 0; i < vocab; ++i)
-    consistency = std::max(consistency, std::fabs(fl.getDouble((fl.shape[1] - 1) * vocab + i) - lastLogits->getDouble(i)));
-  std::printf("prefill of all %zu tokens vs the last decode step: max diff %.3g\n", all.size(), consistency);
+  for (int64_t i = 0; i < vocab; ++i) consistency = std::max(consistency, std::fabs(fl.getDouble((fl.shape[1] - 1) * vocab + i) - logits.array->getDouble(i)));
+  std::printf("prefill of all %d tokens vs the last decode step: max diff %.3g\n", all, consistency);
   if (worst > 1e-4) die("jit and the reference evaluator disagree");
-  if (consistency > 1e-4) die("decode with the cache disagrees with a full prefill");
+  if (consistency > 1e-4) die("decode with the caches disagrees with a full prefill");
   std::printf("gpt2: OK\n");
   return 0;
 }
