@@ -97,26 +97,14 @@ Status moveAtomically(const std::string& from, const std::string& to) {
   return okStatus();
 }
 
-// A directory that holds one module's build products and disappears with the module.
-struct BuildDir {
+// Removes a build directory when it goes out of scope.
+struct DirGuard {
   std::string path;
-  ~BuildDir() {
+  ~DirGuard() {
     std::error_code ec;
     if (!path.empty()) fs::remove_all(path, ec);
   }
 };
-std::map<const ExternModule*, BuildDir>& buildDirs() {
-  static std::map<const ExternModule*, BuildDir> dirs;
-  return dirs;
-}
-Result<std::string> buildDirOf(const ExternModule* m) {
-  auto& d = buildDirs()[m];
-  if (d.path.empty()) {
-    RLX_TRY(p, makeTempDir());
-    d.path = p;
-  }
-  return d.path;
-}
 
 // ---------------------------------------------------------------- the VM side
 
@@ -237,7 +225,15 @@ ExternModule::ExternModule(ExternSymbols symbols) : symbols_(std::move(symbols))
   }
 }
 
-ExternModule::~ExternModule() { buildDirs().erase(this); }
+ExternModule::~ExternModule() { DirGuard cleanup{buildDir_}; }
+
+Result<std::string> ExternModule::buildDir() {
+  if (buildDir_.empty()) {
+    RLX_TRY(dir, makeTempDir());
+    buildDir_ = dir;
+  }
+  return buildDir_;
+}
 
 std::vector<std::string> ExternModule::symbolNames() const {
   std::vector<std::string> out;
@@ -297,7 +293,7 @@ std::vector<std::string> SourceModule::defaultCompileOptions() { return {"-O2", 
 
 Status SourceModule::compile(const std::string& outputPath) const {
   RLX_TRY(dir, makeTempDir());
-  BuildDir cleanup{dir};
+  DirGuard cleanup{dir};
   {
     std::ofstream src(dir + "/main.cc", std::ios::binary), abi(dir + "/extern_abi.h", std::ios::binary);
     src << source_;
@@ -313,7 +309,7 @@ Status SourceModule::compile(const std::string& outputPath) const {
 
 Result<std::string> SourceModule::sharedObject() {
   if (!compiled_.empty()) return compiled_;
-  RLX_TRY(dir, buildDirOf(this));
+  RLX_TRY(dir, buildDir());
   std::string out = dir + "/source_module.so";
   RLX_TRY_STATUS(compile(out));
   compiled_ = out;
@@ -337,7 +333,7 @@ Result<std::shared_ptr<ObjectModule>> ObjectModule::create(ExternSymbols symbols
 Result<std::string> ObjectModule::sharedObject() {
   if (fs::path(path_).extension() != ".o") return path_;  // already a shared object
   if (!linked_.empty()) return linked_;
-  RLX_TRY(dir, buildDirOf(this));
+  RLX_TRY(dir, buildDir());
   std::string out = dir + "/object_module.so";
   RLX_TRY_STATUS(runTool({compilerOf(""), "-shared", "-o", out, path_}, dir + "/link.log", "linking the ObjectModule " + path_));
   linked_ = out;

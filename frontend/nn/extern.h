@@ -84,9 +84,12 @@ class ExternModule {
 
  protected:
   explicit ExternModule(ExternSymbols symbols);
+  // A private temporary directory for this module's build products, removed with the module.
+  Result<std::string> buildDir();
 
  private:
   ExternSymbols symbols_;
+  std::string buildDir_;
 };
 
 // C++ source compiled with the system compiler into a shared object when first needed (jit), with

@@ -2,6 +2,12 @@
 // cases, and jitted methods on the VM, including a SourceModule that g++ compiles and the VM calls.
 #include "nn_test_util.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include "frontend/nn/extern.h"
 #include "frontend/nn/jit.h"
 
@@ -199,4 +205,69 @@ TEST_CASE("nn jit: methods by name with params, int and tuple args, packed param
   CHECK(t->array->as<float>()[0] == 21);
   CHECK(t->array->as<float>()[1] == 46);
   CHECK(j->effects().empty());
+}
+
+namespace {
+// A model calling ext_axpy(x, 2, 1, tag) of `ext` (any extern module kind).
+struct AxpyNet : Module {
+  std::shared_ptr<ExternModule> ext;
+  std::string tag = "tag";
+  Tensor forward(const Tensor& x) override {
+    addExtern(ext);
+    return (*ext)["ext_axpy"]({x, 2, 1.0, tag});
+  }
+};
+ModuleSpec axpySpec() {
+  ModuleSpec spec;
+  spec.add("forward", {{"x", spec::Tensor({1, 2}, "float32")}}, &AxpyNet::forward);
+  return spec;
+}
+}  // namespace
+
+TEST_CASE("nn jit: ObjectModule from a prebuilt .so and .o; kernel errors", "[nn][extern][jit]") {
+  std::string dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/rlx_nn_jit_test_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  SourceModule src({{"ext_axpy", sameAs}, {"ext_scale", sameAs}}, kScaleSource);
+
+  SECTION("a shared object built by SourceModule::compile") {
+    REQUIRE(src.compile(dir + "/kernels.so").ok());
+    AxpyNet net;
+    net.ext = orThrow(ObjectModule::create({{"ext_axpy", sameAs}}, dir + "/kernels.so"));
+    auto j = jit(net, axpySpec());
+    if (!j.ok()) FAIL(j.error().message);
+    auto y = j->call("forward", {floats({1, 2}, {1, -4})});
+    REQUIRE(y.ok());
+    CHECK(y->array->as<float>()[0] == 3);
+    CHECK(y->array->as<float>()[1] == -7);
+  }
+  SECTION("an object file, linked when jit loads it") {
+    std::ofstream(dir + "/kernels.cc") << kScaleSource;
+    std::ofstream(dir + "/extern_abi.h") << std::ifstream(std::string(RLX_SOURCE_DIR) + "/frontend/nn/extern_abi.h").rdbuf();
+    std::string cmd = "g++ -c -fPIC -O1 -std=c++17 -I " + dir + " -o " + dir + "/kernels.o " + dir + "/kernels.cc";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    AxpyNet net;
+    net.ext = orThrow(ObjectModule::create({{"ext_axpy", sameAs}}, dir + "/kernels.o"));
+    auto j = jit(net, axpySpec());
+    if (!j.ok()) FAIL(j.error().message);
+    auto y = j->call("forward", {floats({1, 2}, {0.5f, 2})});
+    REQUIRE(y.ok());
+    CHECK(y->array->as<float>()[0] == 2);
+    CHECK(y->array->as<float>()[1] == 5);
+  }
+  SECTION("an exception in the kernel is a run error; a missing symbol a load error") {
+    AxpyNet net;
+    net.ext = std::make_shared<SourceModule>(ExternSymbols{{"ext_axpy", sameAs}}, kScaleSource);
+    net.tag = "other";
+    auto j = jit(net, axpySpec());
+    if (!j.ok()) FAIL(j.error().message);
+    auto y = j->call("forward", {floats({1, 2}, {0, 0})});
+    REQUIRE(!y.ok());
+    CHECK_THAT(y.error().message, Catch::Contains("extern function \"ext_axpy\" failed: bad tag other"));
+
+    net.ext = std::make_shared<SourceModule>(ExternSymbols{{"ext_axpy", sameAs}}, "int unrelated() { return 0; }\n");
+    auto missing = jit(net, axpySpec());
+    REQUIRE(!missing.ok());
+    CHECK_THAT(missing.error().message, Catch::Contains("does not define symbol \"ext_axpy\""));
+  }
+  std::filesystem::remove_all(dir);
 }
