@@ -2,10 +2,6 @@
 // ops emit, spelled exactly as TVM v0.23 exports them.
 #include "frontend/nn/effect.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
-
 #include "frontend/nn/export_context.h"
 #include "frontend/nn/op_util.h"
 
@@ -13,15 +9,18 @@ namespace rlx::nn {
 
 using namespace detail;
 
-std::string Effect::typeName() const {
-  int status = 0;
-  char* d = abi::__cxa_demangle(typeid(*this).name(), nullptr, nullptr, &status);
-  std::string out = (status == 0 && d) ? d : typeid(*this).name();
-  std::free(d);
-  return out;
-}
+std::string Effect::typeName() const { return typeNameOf(typeid(*this)); }
 
 namespace {
+
+// Effect states live in the exported method; a subroutine cannot see them (TVM's cannot either).
+ExportContext& effectContext(const std::string& what) {
+  auto& ctx = ExportContext::current();
+  if (ctx.inSubroutine())
+    fail(what + " is used inside subroutine '" + ctx.functionName() + "', but effects are threaded through exported methods only",
+         "call it from the method, outside modules that setDefineSubroutine");
+  return ctx;
+}
 
 // The single state var of a one-var effect.
 Expr single(std::vector<Expr>& state, const char* effect) {
@@ -62,7 +61,7 @@ void IOEffect::invoke(const std::string& func, const std::string& lineInfo, std:
   std::vector<Expr> all = {token_, make<StringImm>(func), make<StringImm>(lineInfo)};
   for (auto& a : args) all.push_back(std::move(a));
   // The new token is named after the old one (_io, _io1, ...), as TVM does.
-  token_ = ExportContext::current().emit(packedCall("call_pure_packed", "vm.builtin.invoke_debug_func", std::move(all), objectSInfo()), hint);
+  token_ = effectContext("op::debugFunc").emit(packedCall("call_pure_packed", "vm.builtin.invoke_debug_func", std::move(all), objectSInfo()), hint);
 }
 
 // ---------------------------------------------------------------- KVCache
@@ -107,7 +106,7 @@ void KVCache::append(const Tensor& x) {
   const Expr& cache = state("append");
   if (x.dtype() != dtype_) fail("KVCache holds " + dtype_.str() + ", but the appended tensor is " + x.dtype().str());
   if (x.ndim() != unitShape_.size() + 1) fail("KVCache::append expects (rows, " + std::to_string(unitShape_.size()) + " unit dims), got a " + std::to_string(x.ndim()) + "-dim tensor");
-  cache_ = ExportContext::current().emit(
+  cache_ = effectContext("KVCache::append").emit(
       packedCall("call_inplace_packed", "vm.builtin.attention_kv_cache_append", {cache, x.expr()}, objectSInfo(), {{"inplace_indices", build::ints({0})}}), "lv");
 }
 
@@ -116,7 +115,7 @@ Tensor KVCache::view(const Dim& seqLen) {
   std::vector<PrimExpr> dims = {seqLen.expr()};
   for (auto d : unitShape_) dims.push_back(intImm(d));
   Expr shape = shapeExpr(dims);
-  return Tensor(ExportContext::current().emit(packedCall("call_pure_packed", "vm.builtin.attention_kv_cache_view", {cache, shape}, tensorSInfo(dims, dtype_)), "lv"));
+  return Tensor(effectContext("KVCache::view").emit(packedCall("call_pure_packed", "vm.builtin.attention_kv_cache_view", {cache, shape}, tensorSInfo(dims, dtype_)), "lv"));
 }
 
 }  // namespace rlx::nn

@@ -3,6 +3,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 
 #include "ir/diagnostic.h"
 
@@ -16,6 +17,8 @@ class NNError : public std::runtime_error {
 
 // Throws NNError with `message` (and an optional hint).
 [[noreturn]] void fail(std::string message, std::string hint = {});
+// The demangled C++ name of a type, for messages ("rlx::nn::Linear").
+std::string typeNameOf(const std::type_info& t);
 // The value of a Result, or its error thrown as NNError.
 template <typename T>
 T orThrow(Result<T> r) {

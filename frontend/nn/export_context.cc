@@ -26,7 +26,7 @@ ExportContext::Scope::Scope(ExportContext& ctx) : prev_(activeContext) { activeC
 ExportContext::Scope::~Scope() { activeContext = prev_; }
 
 void ExportContext::beginFunction(const std::string& name) {
-  frames_.push_back(Frame{name, BlockBuilder(), {}});
+  frames_.push_back(Frame{name, BlockBuilder(), {}, false});
   frames_.back().bb.beginFunction();
   frames_.back().bb.beginBlock(true);
   names_.reserve(name);

@@ -48,6 +48,10 @@ class ExportContext {
   // is current until its endFunction.
   void beginFunction(const std::string& name);
   bool inFunction() const { return !frames_.empty(); }
+  // Whether the current function is a subroutine (Module::callSubroutine), where effects are refused:
+  // their states belong to the exported method.
+  void markSubroutine() { frame().subroutine = true; }
+  bool inSubroutine() const { return !frames_.empty() && frames_.back().subroutine; }
   const std::string& functionName() const;
   // The int64 symbolic var called `name` of the current function (created on first use).
   PrimVarRef symbolicVar(const std::string& name);
@@ -91,6 +95,7 @@ class ExportContext {
     std::string name;
     BlockBuilder bb;
     std::map<std::string, PrimVarRef> symVars;
+    bool subroutine = false;
   };
   Frame& frame();
 

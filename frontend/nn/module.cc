@@ -2,9 +2,6 @@
 // dicts, to(). Subroutine calls are in subroutine.cc.
 #include "frontend/nn/module.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
 #include <set>
 
 namespace rlx::nn {
@@ -13,14 +10,7 @@ Module::~Module() = default;
 
 Tensor Module::forward(const Tensor&) { fail(typeName() + " has no single-tensor forward", "call one of its own methods instead"); }
 
-std::string Module::typeName() const {
-  const char* mangled = typeid(*this).name();
-  int status = 0;
-  char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string out = (status == 0 && d) ? d : mangled;
-  std::free(d);
-  return out;
-}
+std::string Module::typeName() const { return typeNameOf(typeid(*this)); }
 
 std::shared_ptr<detail::Slot> Module::addSlot(const std::string& name) {
   if (name.empty() || name.find('.') != std::string::npos) fail("invalid child name '" + name + "' (names are non-empty and have no '.')");

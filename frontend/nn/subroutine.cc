@@ -109,6 +109,7 @@ Nested Module::callSubroutine(const std::vector<Nested>& args, const std::functi
     for (auto& v : vars)
       if (!fresh.count(v.get())) fresh[v.get()] = make<PrimVar>(v->name, v->dtype);
     ctx->beginFunction(ctx->names().fresh(name));
+    ctx->markSubroutine();
     std::vector<VarRef> fnParams;
     std::vector<Nested> inner;
     for (size_t i = 0; i < args.size(); ++i) {

@@ -495,3 +495,24 @@ TEST_CASE("nn effects: jit threads KV cache states between calls", "[nn][vm]") {
   REQUIRE(m.resetEffects().ok());
   CHECK(m.effects()[0].describe() == "a float32 KV cache of 0 rows");
 }
+
+TEST_CASE("nn subroutines: effects inside a subroutine are refused", "[nn]") {
+  struct Inner : Module {
+    EffectRef<KVCache> cache = registerEffect("cache", KVCache::create(4, {2}));
+    Inner() { setDefineSubroutine(true); }
+    Tensor forward(const Tensor& x) override {
+      cache->append(x);
+      return x;
+    }
+  };
+  struct Outer : Module {
+    ModuleRef<Inner> inner = registerModule("inner", std::make_shared<Inner>());
+    Tensor forward(const Tensor& x) override { return inner(x); }
+  } net;
+  auto r = net.exportIR(ModuleSpec().add("forward", {{"x", spec::Tensor({1, 2}, "float32")}}, &Outer::forward));
+  REQUIRE(!r.ok());
+  CHECK_THAT(r.error().message, Catch::Contains("KVCache::append is used inside subroutine 'inner'"));
+  // Without the subroutine the same model exports.
+  net.inner->setDefineSubroutine(false);
+  CHECK(exportOk(net, ModuleSpec().add("forward", {{"x", spec::Tensor({1, 2}, "float32")}}, &Outer::forward)).module);
+}
