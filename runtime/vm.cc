@@ -46,6 +46,15 @@ std::vector<std::string> packedFunctionNames() {
 Result<std::unique_ptr<VirtualMachine>> VirtualMachine::load(std::shared_ptr<const Executable> exec, VMOptions options) {
   auto vm = std::unique_ptr<VirtualMachine>(new VirtualMachine());
   vm->options_ = options;
+  if (!options.interpretKernels) {
+    // All kernels at once, so that they compile in parallel; Kernel::create below then finds them
+    // compiled (and reports the errors of those that failed).
+    std::vector<KernelRequest> requests;
+    for (auto& info : exec->funcTable)
+      if (auto k = exec->kernels.find(info.name); info.kind != FuncInfo::VMFunc && k != exec->kernels.end() && k->second->retType.isVoid())
+        requests.push_back({k->second, info.name});
+    compileKernels(requests);
+  }
   for (auto& info : exec->funcTable) {
     Callee c;
     if (info.kind == FuncInfo::VMFunc) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/llvm/jit.h"
 #include "tools/commands.h"
 
 namespace {
@@ -26,6 +27,8 @@ commands:
   repl [FILE]           interactive shell: apply passes one at a time, see diffs, undo, save
 
 FILE may be '-' for standard input. `rlx COMMAND --help` describes one command.
+`run` and `repl` keep compiled kernels under $RLX_CACHE_DIR (default ~/.cache/rlx) for later
+processes; RLX_KERNEL_CACHE=0 turns that off.
 )";
 
 }  // namespace
@@ -44,6 +47,11 @@ int main(int argc, char** argv) {
   if (cmd == "eq") return rlx::tools::runEq(args, color);
   if (cmd == "opt") return rlx::tools::runOpt(args, color);
   if (cmd == "test") return rlx::tools::runTest(args, color);
+  // The commands that run code keep compiled kernels on disk for later processes.
+  if (cmd == "repl" || cmd == "run") {
+    const char* cacheSetting = std::getenv("RLX_KERNEL_CACHE");
+    if (!cacheSetting || std::string(cacheSetting) != "0") rlx::enableKernelDiskCache(rlx::defaultKernelCacheDir());
+  }
   if (cmd == "repl") return rlx::tools::runRepl(args, color);
   if (cmd == "run") return rlx::tools::runRun(args, color);
   std::fprintf(stderr, "rlx: unknown command '%s'\n%s", cmd.c_str(), kUsage);

@@ -9,7 +9,9 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -96,7 +98,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
 
 }  // namespace
 
-Result<BuiltModule> buildOptimized(const PrimFuncRef& func, const std::string& symbol) {
+Result<BuiltModule> buildModule(const PrimFuncRef& func, const std::string& symbol) {
   RLX_TRY(tm, hostMachine());
   BuiltModule out;
   out.ctx = std::make_unique<llvm::LLVMContext>();
@@ -117,14 +119,38 @@ Result<BuiltModule> buildOptimized(const PrimFuncRef& func, const std::string& s
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*out.mod, &os)) return Error("internal error: the LLVM code generator built an invalid module for '" + symbol + "': " + os.str());
+  return out;
+}
+
+Result<BuiltModule> buildOptimized(const PrimFuncRef& func, const std::string& symbol) {
+  RLX_TRY(out, buildModule(func, symbol));
+  RLX_TRY(tm, hostMachine());
   optimize(*out.mod, *tm);
   return out;
 }
 
-Result<RlxKernelFn> addToJit(BuiltModule built, const std::string& symbol) {
+Result<std::string> compileToObject(BuiltModule& built) {
+  RLX_TRY(tm, hostMachine());
+  optimize(*built.mod, *tm);
+  llvm::SmallString<0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) return Error("the host target cannot emit object files");
+  pm.run(*built.mod);
+  return std::string(bytes.str());
+}
+
+std::string hostStamp() {
+  auto tm = hostMachine();
+  if (!tm.ok()) return "no-host";
+  return std::string("llvm-") + LLVM_VERSION_STRING + "-" + (*tm)->getTargetCPU().str() + "-" + (*tm)->getTargetFeatureString().str();
+}
+
+Result<RlxKernelFn> addObjectToJit(const std::string& object, const std::string& symbol) {
   Host& h = host();
   if (h.error) return *h.error;
-  if (auto e = h.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(built.mod), std::move(built.ctx)))) return toError(std::move(e), "cannot add kernel '" + symbol + "' to the JIT");
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(object, symbol);
+  if (auto e = h.jit->addObjectFile(std::move(buffer))) return toError(std::move(e), "cannot add kernel '" + symbol + "' to the JIT");
   auto addr = h.jit->lookup(symbol);
   if (!addr) return toError(addr.takeError(), "cannot compile kernel '" + symbol + "'");
   return addr->toPtr<RlxKernelFn>();

@@ -21,11 +21,20 @@ struct BuiltModule {
   std::vector<std::string> messages;
 };
 
-// Schedules `func` for the CPU, generates it as `symbol`, verifies the module and runs the O3
-// pipeline for the host.
+// Schedules `func` for the CPU, generates it as `symbol` and verifies the module (not optimized).
+// Reads and builds IR, whose reference counts are not atomic: one thread at a time.
+Result<BuiltModule> buildModule(const PrimFuncRef& func, const std::string& symbol);
+// buildModule, then the O3 pipeline for the host.
 Result<BuiltModule> buildOptimized(const PrimFuncRef& func, const std::string& symbol);
 
-// Compiles the module to machine code in the process-wide JIT and returns `symbol`'s address.
-Result<RlxKernelFn> addToJit(BuiltModule built, const std::string& symbol);
+// O3 for the host, then machine code: the bytes of an ELF object. Touches only the module's own
+// LLVM context and a target machine of its own, so threads may compile different modules at once.
+Result<std::string> compileToObject(BuiltModule& built);
+
+// Links an object into the process-wide JIT and returns `symbol`'s address.
+Result<RlxKernelFn> addObjectToJit(const std::string& object, const std::string& symbol);
+
+// What compiled code depends on besides the PrimFunc: LLVM's version and the host CPU and features.
+std::string hostStamp();
 
 }  // namespace rlx::codegen

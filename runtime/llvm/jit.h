@@ -14,7 +14,7 @@ namespace rlx {
 
 // A kernel compiled for this process. Lives until the process ends.
 struct CompiledKernel {
-  std::string symbol;  // the JIT symbol (the requested name, made unique)
+  std::string symbol;  // the JIT symbol: rlx_k<structural hash>
   RlxKernelFn fn = nullptr;
   // messages[code - 1] says which check a non-zero return code reports, naming the buffer and
   // dimension ("buffer 'x' dim 1 does not match 'n' (from buffer 'y' dim 0)").
@@ -24,9 +24,25 @@ struct CompiledKernel {
 };
 
 // The kernel of `func` from the process-wide cache, compiled on first use (keyed by structural
-// hash and equality, so `symbol` only names it). Constructs the code generator does not support
+// hash and equality; `symbol` only names it in messages). Constructs the code generator does not support
 // are Errors. Thread-safe.
 Result<const CompiledKernel*> compileKernel(const PrimFuncRef& func, const std::string& symbol);
+
+// compileKernel for several PrimFuncs: those not yet cached are built one after the other, then
+// optimized and compiled to machine code on up to one thread per core (RLX_NUM_THREADS). Results in
+// request order.
+struct KernelRequest {
+  PrimFuncRef func;
+  std::string symbol;
+};
+std::vector<Result<const CompiledKernel*>> compileKernels(const std::vector<KernelRequest>& requests);
+
+// The on-disk object cache (off until enabled): compiled kernels are stored under `dir` and later
+// processes link them instead of compiling. "" turns it off. The rlx tool enables it at
+// defaultKernelCacheDir() unless RLX_KERNEL_CACHE=0.
+void enableKernelDiskCache(const std::string& dir);
+// $RLX_CACHE_DIR, else $XDG_CACHE_HOME/rlx, else $HOME/.cache/rlx ("" when none is set).
+std::string defaultKernelCacheDir();
 
 // How many PrimFuncs compileKernel has compiled (cache misses) in this process.
 int64_t kernelCompileCount();

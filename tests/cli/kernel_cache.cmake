@@ -1,0 +1,22 @@
+# Two processes run the same module with the kernel disk cache in a fresh directory: the first
+# compiles and stores objects, the second links them; both print the same result.
+set(CACHE_DIR ${OUT}/kernel_cache_test)
+file(REMOVE_RECURSE ${CACHE_DIR})
+foreach(run first second)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env RLX_CACHE_DIR=${CACHE_DIR} ${RLX} run ${MODULE} --seed 3
+                  OUTPUT_VARIABLE out_${run} ERROR_VARIABLE err_${run} RESULT_VARIABLE rc_${run})
+  if(NOT rc_${run} EQUAL 0)
+    message(FATAL_ERROR "${run} run failed (${rc_${run}}): ${err_${run}}")
+  endif()
+  if(run STREQUAL "first")
+    file(GLOB objects ${CACHE_DIR}/kernels/*.o)
+    list(LENGTH objects count)
+    if(count EQUAL 0)
+      message(FATAL_ERROR "the first run stored no kernel objects in ${CACHE_DIR}/kernels")
+    endif()
+  endif()
+endforeach()
+if(NOT out_first STREQUAL out_second)
+  message(FATAL_ERROR "outputs differ:\n${out_first}\nvs\n${out_second}")
+endif()
+file(REMOVE_RECURSE ${CACHE_DIR})
