@@ -138,7 +138,9 @@ void addExtern(const std::shared_ptr<ExternModule>& module);
 
 // Makes every symbol of `modules` callable by the VM (registerPackedFunction under the symbol's
 // name): builds and dlopens each shared object and checks that every symbol is defined. The
-// library stays loaded while its functions are registered.
+// library stays loaded while its functions are registered. The registry is process-wide: loading
+// another module that defines the same symbol replaces it for every VM; a symbol may not shadow a
+// VM builtin or a function registered by other code.
 Status loadExternModules(const std::vector<std::shared_ptr<ExternModule>>& modules);
 
 namespace op {
