@@ -181,12 +181,17 @@ Result<Expr> BlockBuilder::normalize(const Expr& e) {
     }
     case NodeKind::Call: {
       auto& c = static_cast<const Call&>(*e);
+      // Arguments are usually atoms already: the new list is only built from the first change.
       std::vector<Expr> args;
       bool changed = false;
-      for (auto& a : c.args) {
-        RLX_TRY(na, normalizeArgument(a));
-        changed |= !na.same(a);
-        args.push_back(na);
+      for (size_t i = 0; i < c.args.size(); ++i) {
+        RLX_TRY(na, normalizeArgument(c.args[i]));
+        if (!changed && !na.same(c.args[i])) {
+          changed = true;
+          args.reserve(c.args.size());
+          args.assign(c.args.begin(), c.args.begin() + long(i));
+        }
+        if (changed) args.push_back(na);
       }
       Ref<Call> out = changed ? make<Call>(c.op, std::move(args), c.attrs, c.sinfoArgs) : Ref<Call>(const_cast<Call*>(&c));
       out->span = e->span;

@@ -17,6 +17,7 @@ struct LogicalLine {
 // Returns the logical lines; unterminated strings/brackets are reported at their opening.
 std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, DiagnosticEngine& diag, int maxDepth) {
   std::vector<LogicalLine> lines;
+  std::vector<std::pair<char, size_t>> brackets;  // open brackets of the current line (reused)
   size_t i = 0, n = text.size();
   while (i < n) {
     // Indentation of this physical line.
@@ -33,7 +34,7 @@ std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, Diag
       continue;
     }
     size_t start = i;
-    std::vector<std::pair<char, size_t>> brackets;
+    brackets.clear();
     bool bad = false;
     while (i < n) {
       char c = text[i];
