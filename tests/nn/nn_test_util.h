@@ -39,6 +39,13 @@ inline std::string readReferenceText(const std::string& name) {
   return text;
 }
 
+// The module's single-tensor forward as method "forward".
+inline rlx::nn::ModuleSpec forwardSpec(rlx::nn::MethodArgs args) {
+  rlx::nn::ModuleSpec s;
+  s.add("forward", std::move(args), [](rlx::nn::Module& m, const std::vector<rlx::nn::Nested>& a) -> rlx::nn::Nested { return m.forward(a[0].tensor()); });
+  return s;
+}
+
 inline rlx::nn::Exported exportOk(rlx::nn::Module& m, const rlx::nn::ModuleSpec& spec) {
   auto r = m.exportIR(spec);
   if (!r.ok()) FAIL("export failed: " << r.error().message);

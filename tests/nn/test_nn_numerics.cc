@@ -76,18 +76,13 @@ Exported exportOne(M& m, MethodArgs args, Nested (M::*fn)(const Tensor&)) {
   return nn_test::exportOk(m, s);
 }
 
-ModuleSpec unary(MethodArgs args) {
-  ModuleSpec s;
-  s.add("forward", std::move(args), [](Module& m, const std::vector<Nested>& a) -> Nested { return m.forward(a[0].tensor()); });
-  return s;
-}
 
 }  // namespace
 
 TEST_CASE("nn numerics: Linear", "[nn][numerics]") {
   Linear lin(3, 4);
   randomParams(lin);
-  auto ex = nn_test::exportOk(lin, unary({{"x", spec::Tensor({"n", 3}, "float32")}}));
+  auto ex = nn_test::exportOk(lin, nn_test::forwardSpec({{"x", spec::Tensor({"n", 3}, "float32")}}));
   auto x = random({2, 3}, 1);
   auto w = lin.weight->data(), b = lin.bias->data();
   std::vector<double> want;
@@ -103,7 +98,7 @@ TEST_CASE("nn numerics: Linear", "[nn][numerics]") {
 TEST_CASE("nn numerics: Conv1D with bias, stride and padding", "[nn][numerics]") {
   Conv1D conv(2, 3, 3, {.stride = 2, .padding = 1});
   randomParams(conv);
-  auto ex = nn_test::exportOk(conv, unary({{"x", spec::Tensor({1, 2, 7}, "float32")}}));
+  auto ex = nn_test::exportOk(conv, nn_test::forwardSpec({{"x", spec::Tensor({1, 2, 7}, "float32")}}));
   auto x = random({1, 2, 7}, 2);
   auto w = conv.weight->data(), b = conv.bias->data();
   std::vector<double> want;
@@ -123,7 +118,7 @@ TEST_CASE("nn numerics: Conv1D with bias, stride and padding", "[nn][numerics]")
 TEST_CASE("nn numerics: Embedding of 2-D ids", "[nn][numerics]") {
   Embedding emb(5, 3);
   randomParams(emb);
-  auto ex = nn_test::exportOk(emb, unary({{"ids", spec::Tensor({2, "n"}, "int32")}}));
+  auto ex = nn_test::exportOk(emb, nn_test::forwardSpec({{"ids", spec::Tensor({2, "n"}, "int32")}}));
   auto ids = values(DataType::int32(), {2, 2}, {4, 0, 2, 4});
   std::vector<double> want;
   for (int id : {4, 0, 2, 4})
@@ -145,7 +140,7 @@ TEST_CASE("nn numerics: LayerNorm, RMSNorm with bias, GroupNorm", "[nn][numerics
   SECTION("LayerNorm") {
     LayerNorm ln(4);
     randomParams(ln);
-    auto ex = nn_test::exportOk(ln, unary({{"x", spec::Tensor({2, 4}, "float32")}}));
+    auto ex = nn_test::exportOk(ln, nn_test::forwardSpec({{"x", spec::Tensor({2, 4}, "float32")}}));
     std::vector<double> want;
     for (int64_t r = 0; r < 2; ++r) {
       auto [mean, var] = rowStats(r, true);
@@ -156,7 +151,7 @@ TEST_CASE("nn numerics: LayerNorm, RMSNorm with bias, GroupNorm", "[nn][numerics
   SECTION("RMSNorm") {
     RMSNorm rms(4, {-1});
     randomParams(rms);
-    auto ex = nn_test::exportOk(rms, unary({{"x", spec::Tensor({2, 4}, "float32")}}));
+    auto ex = nn_test::exportOk(rms, nn_test::forwardSpec({{"x", spec::Tensor({2, 4}, "float32")}}));
     std::vector<double> want;
     for (int64_t r = 0; r < 2; ++r) {
       auto [zero, ms] = rowStats(r, false);
@@ -167,7 +162,7 @@ TEST_CASE("nn numerics: LayerNorm, RMSNorm with bias, GroupNorm", "[nn][numerics
   SECTION("GroupNorm") {
     GroupNorm gn(2, 4);
     randomParams(gn);
-    auto ex = nn_test::exportOk(gn, unary({{"x", spec::Tensor({1, 4, 3}, "float32")}}));
+    auto ex = nn_test::exportOk(gn, nn_test::forwardSpec({{"x", spec::Tensor({1, 4, 3}, "float32")}}));
     auto xi = random({1, 4, 3}, 5);
     std::vector<double> want;
     for (int64_t g = 0; g < 2; ++g) {
@@ -352,7 +347,7 @@ TEST_CASE("nn numerics: ConvTranspose1D and Conv2D with bias", "[nn][numerics]")
   SECTION("ConvTranspose1D") {
     ConvTranspose1D deconv(2, 3, 3, {.stride = 2, .padding = 1, .outputPadding = 1});
     randomParams(deconv);
-    auto ex = nn_test::exportOk(deconv, unary({{"x", spec::Tensor({1, 2, 3}, "float32")}}));
+    auto ex = nn_test::exportOk(deconv, nn_test::forwardSpec({{"x", spec::Tensor({1, 2, 3}, "float32")}}));
     auto x = random({1, 2, 3}, 21);
     auto w = deconv.weight->data(), b = deconv.bias->data();
     std::vector<double> want(3 * 6);
@@ -370,7 +365,7 @@ TEST_CASE("nn numerics: ConvTranspose1D and Conv2D with bias", "[nn][numerics]")
   SECTION("Conv2D") {
     Conv2D conv(2, 2, 3, {.padding = 1});
     randomParams(conv);
-    auto ex = nn_test::exportOk(conv, unary({{"x", spec::Tensor({1, 2, 3, 3}, "float32")}}));
+    auto ex = nn_test::exportOk(conv, nn_test::forwardSpec({{"x", spec::Tensor({1, 2, 3, 3}, "float32")}}));
     auto x = random({1, 2, 3, 3}, 22);
     auto w = conv.weight->data(), b = conv.bias->data();
     std::vector<double> want;
@@ -475,7 +470,7 @@ struct DecoderBlock : Module {
 TEST_CASE("nn: a GPT-2-style block exports, verifies and runs with symbolic batch and length", "[nn][numerics]") {
   DecoderBlock block;
   randomParams(block);
-  auto ex = nn_test::exportOk(block, unary({{"x", spec::Tensor({"batch", "seq_len", 8}, "float32")}}));
+  auto ex = nn_test::exportOk(block, nn_test::forwardSpec({{"x", spec::Tensor({"batch", "seq_len", 8}, "float32")}}));
   CHECK(rlx::verifyModule(ex.module).empty());
   CHECK(ex.params.size() == 12);
   CHECK(ex.params[2].name == "attn.c_attn.weight");

@@ -8,17 +8,6 @@ using namespace rlx::nn;
 using nn_test::checkReference;
 using nn_test::exportOk;
 
-namespace {
-
-// The module's single-tensor forward as method "forward".
-ModuleSpec forwardSpec(MethodArgs args) {
-  ModuleSpec s;
-  s.add("forward", std::move(args), [](Module& m, const std::vector<Nested>& a) -> Nested { return m.forward(a[0].tensor()); });
-  return s;
-}
-
-}  // namespace
-
 TEST_CASE("nn-reference 01_linear", "[nn]") {
   auto model = std::make_shared<Linear>(8, 16);
   ModuleSpec spec;
@@ -32,7 +21,7 @@ TEST_CASE("nn-reference 02_linear_nobias_f16", "[nn]") {
     Tensor forward(const Tensor& x) override { return proj(x); }
   };
   Net net;
-  checkReference("02_linear_nobias_f16", exportOk(net, forwardSpec({{"x", spec::Tensor({"n", 8}, "float16")}})), {{"proj.weight", {16, 8}, "float16"}});
+  checkReference("02_linear_nobias_f16", exportOk(net, nn_test::forwardSpec({{"x", spec::Tensor({"n", 8}, "float16")}})), {{"proj.weight", {16, 8}, "float16"}});
 }
 
 namespace {
@@ -63,7 +52,7 @@ struct MLPNet : Module {
 
 TEST_CASE("nn-reference 03_mlp_nested", "[nn]") {
   MLPNet net;
-  checkReference("03_mlp_nested", exportOk(net, forwardSpec({{"x", spec::Tensor({"batch", 8}, "float32")}})),
+  checkReference("03_mlp_nested", exportOk(net, nn_test::forwardSpec({{"x", spec::Tensor({"batch", 8}, "float32")}})),
                  {{"blocks.0.fc1.weight", {16, 8}, "float32"},
                   {"blocks.0.fc1.bias", {16}, "float32"},
                   {"blocks.0.fc2.weight", {8, 16}, "float32"},
@@ -85,7 +74,7 @@ TEST_CASE("nn-reference 04_conv1d", "[nn]") {
     Tensor forward(const Tensor& x) override { return conv(x); }
   };
   Net net;
-  checkReference("04_conv1d", exportOk(net, forwardSpec({{"x", spec::Tensor({1, 4, 16}, "float32")}})), {{"conv.weight", {8, 4, 3}, "float32"}, {"conv.bias", {8}, "float32"}});
+  checkReference("04_conv1d", exportOk(net, nn_test::forwardSpec({{"x", spec::Tensor({1, 4, 16}, "float32")}})), {{"conv.weight", {8, 4, 3}, "float32"}, {"conv.bias", {8}, "float32"}});
 }
 
 TEST_CASE("nn-reference 05_conv_transpose1d", "[nn]") {
@@ -94,7 +83,7 @@ TEST_CASE("nn-reference 05_conv_transpose1d", "[nn]") {
     Tensor forward(const Tensor& x) override { return deconv(x); }
   };
   Net net;
-  checkReference("05_conv_transpose1d", exportOk(net, forwardSpec({{"x", spec::Tensor({1, 8, 8}, "float32")}})),
+  checkReference("05_conv_transpose1d", exportOk(net, nn_test::forwardSpec({{"x", spec::Tensor({1, 8, 8}, "float32")}})),
                  {{"deconv.weight", {8, 4, 3}, "float32"}, {"deconv.bias", {4}, "float32"}});
 }
 
@@ -105,7 +94,7 @@ TEST_CASE("nn-reference 06_conv2d", "[nn]") {
     Tensor forward(const Tensor& x) override { return op::conv2d(conv(x), w2, {.stride = {2}, .padding = {0}}); }
   };
   Net net;
-  checkReference("06_conv2d", exportOk(net, forwardSpec({{"x", spec::Tensor({1, 3, 8, 8}, "float32")}})),
+  checkReference("06_conv2d", exportOk(net, nn_test::forwardSpec({{"x", spec::Tensor({1, 3, 8, 8}, "float32")}})),
                  {{"conv.weight", {8, 3, 3, 3}, "float32"}, {"conv.bias", {8}, "float32"}, {"w2", {4, 8, 1, 1}, "float32"}});
 }
 
@@ -115,7 +104,7 @@ TEST_CASE("nn-reference 07_layer_norm", "[nn]") {
     Tensor forward(const Tensor& x) override { return ln(x); }
   };
   Net net;
-  checkReference("07_layer_norm", exportOk(net, forwardSpec({{"x", spec::Tensor({"n", 16}, "float32")}})), {{"ln.weight", {16}, "float32"}, {"ln.bias", {16}, "float32"}});
+  checkReference("07_layer_norm", exportOk(net, nn_test::forwardSpec({{"x", spec::Tensor({"n", 16}, "float32")}})), {{"ln.weight", {16}, "float32"}, {"ln.bias", {16}, "float32"}});
 }
 
 TEST_CASE("nn-reference 08_rms_norm", "[nn]") {
@@ -125,7 +114,7 @@ TEST_CASE("nn-reference 08_rms_norm", "[nn]") {
     Tensor forward(const Tensor& x) override { return norm2(norm1(x)); }
   };
   Net net;
-  checkReference("08_rms_norm", exportOk(net, forwardSpec({{"x", spec::Tensor({"n", 16}, "float32")}})),
+  checkReference("08_rms_norm", exportOk(net, nn_test::forwardSpec({{"x", spec::Tensor({"n", 16}, "float32")}})),
                  {{"norm1.weight", {16}, "float32"}, {"norm1.bias", {16}, "float32"}, {"norm2.weight", {16}, "float32"}});
 }
 
@@ -135,7 +124,7 @@ TEST_CASE("nn-reference 09_group_norm", "[nn]") {
     Tensor forward(const Tensor& x) override { return gn(x); }
   };
   Net net;
-  checkReference("09_group_norm", exportOk(net, forwardSpec({{"x", spec::Tensor({1, 8, 4, 4}, "float32")}})), {{"gn.weight", {8}, "float32"}, {"gn.bias", {8}, "float32"}});
+  checkReference("09_group_norm", exportOk(net, nn_test::forwardSpec({{"x", spec::Tensor({1, 8, 4, 4}, "float32")}})), {{"gn.weight", {8}, "float32"}, {"gn.bias", {8}, "float32"}});
 }
 
 TEST_CASE("nn-reference 10_embedding", "[nn]") {
@@ -401,7 +390,7 @@ TEST_CASE("nn-reference 22_tensor_ir_op", "[nn]") {
     }
   };
   Net net;
-  checkReference("22_tensor_ir_op", exportOk(net, forwardSpec({{"x", spec::Tensor({"n", 8}, "float32")}})), {});
+  checkReference("22_tensor_ir_op", exportOk(net, nn_test::forwardSpec({{"x", spec::Tensor({"n", 8}, "float32")}})), {});
 }
 
 TEST_CASE("nn-reference 23_tensor_expr_op", "[nn]") {
@@ -458,7 +447,7 @@ struct DropBias : Mutator {
 TEST_CASE("nn-reference 25_mutator", "[nn]") {
   auto net = std::make_shared<MutNet>();
   DropBias().visit("", net);
-  checkReference("25_mutator", exportOk(*net, forwardSpec({{"x", spec::Tensor({"n", 4}, "float32")}})),
+  checkReference("25_mutator", exportOk(*net, nn_test::forwardSpec({{"x", spec::Tensor({"n", 4}, "float32")}})),
                  {{"inp.weight", {8, 4}, "float32"},
                   {"blocks.0.up.weight", {16, 8}, "float32"},
                   {"blocks.0.down.weight", {8, 16}, "float32"},
@@ -476,7 +465,7 @@ TEST_CASE("nn-reference 27_to_float16", "[nn]") {
   };
   Net net;
   REQUIRE(net.to("float16").ok());
-  checkReference("27_to_float16", exportOk(net, forwardSpec({{"ids", spec::Tensor({1, "seq_len"}, "int32")}})),
+  checkReference("27_to_float16", exportOk(net, nn_test::forwardSpec({{"ids", spec::Tensor({1, "seq_len"}, "int32")}})),
                  {{"embed.weight", {16, 8}, "float16"},
                   {"norm.weight", {8}, "float16"},
                   {"norm.bias", {8}, "float16"},
