@@ -285,14 +285,18 @@ Result<IRModuleRef> fuseTIR(const IRModuleRef& mod) {
     out = withFunction(out, gv, kernel.value());
     rewriter.fused[e.gvar->name] = gv;
   }
-  for (auto& e : out->functions) {
+  // Each loop iterates a module kept alive by its own reference while `out` is replaced: assigning
+  // `out` may free the module whose function list is being walked.
+  const IRModuleRef withKernels = out;
+  for (auto& e : withKernels->functions) {
     if (e.func->kind() != NodeKind::Function) continue;
     Expr f = rewriter.mutate(e.func);
     if (!f.same(e.func)) out = withFunction(out, e.gvar, f);
   }
   // TVM's FuseTIR ends with DeadCodeElimination: the merged kernels are usually unused now.
   out = keepFunctions(out, reachableFunctions(out, {}));
-  for (auto& e : out->functions) {
+  const IRModuleRef reachable = out;
+  for (auto& e : reachable->functions) {
     if (e.func->kind() != NodeKind::Function) continue;
     Expr f = removeAllUnused(e.func);
     if (!f.same(e.func)) out = withFunction(out, e.gvar, f);

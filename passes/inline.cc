@@ -243,7 +243,8 @@ Result<Pass> createInlinePass(PassOptions&) {
     for (int round = 0; round < 16; ++round) {
       std::set<std::string> callees = inlineCandidates(out);
       bool changed = false;
-      for (auto& e : out->functions) {
+      const IRModuleRef before = out;  // iterated while `out` is replaced (which may free the old module)
+      for (auto& e : before->functions) {
         if (e.func->kind() != NodeKind::Function) continue;
         Inliner inliner(out, callees, e.gvar->name);
         Expr f = inliner.mutate(e.func);
