@@ -362,9 +362,19 @@ Result<BlockRef> RelaxBuilder::buildDataflow(const ast::Stmt* s) {
   return buildDataflowBody(reader->materialize(*s), s->span);
 }
 
+// The names R.output(...) lists, each a name the block binds (`counts`: bindings per name).
+static Result<std::unordered_set<std::string>> outputNames(const ast::Stmt& outputStmt, const std::unordered_map<std::string, int>& counts) {
+  std::unordered_set<std::string> outputs;
+  for (auto* o : outputStmt.value->items) {
+    if (o->kind != AK::Name) return Error("R.output takes variable names", o->span);
+    if (!counts.count(o->str)) return Error("'" + o->str + "' is not bound in this dataflow block", o->span);
+    outputs.insert(o->str);
+  }
+  return outputs;
+}
+
 Result<BlockRef> RelaxBuilder::buildDataflowBody(const std::vector<ast::Stmt*>& body, Span span) {
   // Outputs are known up front so their bindings become plain Vars (TVM converts them at R.output).
-  std::unordered_set<std::string> outputs;
   std::unordered_map<std::string, int> counts;
   const ast::Stmt* outputStmt = nullptr;
   for (auto* st : body) {
@@ -374,11 +384,7 @@ Result<BlockRef> RelaxBuilder::buildDataflowBody(const std::vector<ast::Stmt*>& 
   }
   if (!outputStmt) return Error("a dataflow block must end with R.output(...)", span);
   if (outputStmt != body.back()) return Error("R.output(...) must be the last statement of the dataflow block", outputStmt->span);
-  for (auto* o : outputStmt->value->items) {
-    if (o->kind != AK::Name) return Error("R.output takes variable names", o->span);
-    if (!counts.count(o->str)) return Error("'" + o->str + "' is not bound in this dataflow block", o->span);
-    outputs.insert(o->str);
-  }
+  RLX_TRY(outputs, outputNames(*outputStmt, counts));
   auto savedOutputs = std::move(dataflowOutputs_);
   auto savedPending = std::move(pendingBindings_);
   dataflowOutputs_ = outputs;
@@ -405,12 +411,7 @@ Result<BlockRef> RelaxBuilder::streamDataflowBody(const ast::Stmt* s, const ast:
   for (auto* o : outputStmt->value->items)
     if (o->kind == AK::Name) named.insert(o->str);
   auto counts = reader->countBindings(*s, named);
-  std::unordered_set<std::string> outputs;
-  for (auto* o : outputStmt->value->items) {
-    if (o->kind != AK::Name) return Error("R.output takes variable names", o->span);
-    if (!counts.count(o->str)) return Error("'" + o->str + "' is not bound in this dataflow block", o->span);
-    outputs.insert(o->str);
-  }
+  RLX_TRY(outputs, outputNames(*outputStmt, counts));
   auto savedOutputs = std::move(dataflowOutputs_);
   auto savedPending = std::move(pendingBindings_);
   dataflowOutputs_ = outputs;
