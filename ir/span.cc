@@ -1,6 +1,7 @@
 // The source registry: every parsed text is kept (append-only) so diagnostics raised later, by the
 // verifier or a pass, can still show the offending line.
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <vector>
 
@@ -29,8 +30,10 @@ constexpr size_t kKeptTexts = 64;
 
 uint32_t add(std::string name, std::string text) {
   Source s{std::move(name), std::move(text), {0}};
-  for (uint32_t i = 0; i < s.text.size(); ++i)
-    if (s.text[i] == '\n') s.lineStarts.push_back(i + 1);
+  // memchr runs many bytes a step: this is a pass over every byte of a possibly large module.
+  const char* b = s.text.data();
+  const char* e = b + s.text.size();
+  for (const char* p = b; (p = static_cast<const char*>(std::memchr(p, '\n', size_t(e - p)))); ++p) s.lineStarts.push_back(uint32_t(p - b) + 1);
   auto& r = registry();
   r.push_back(std::move(s));
   if (r.size() > kKeptTexts) {

@@ -32,9 +32,14 @@ class RelaxVerifier {
   // Relax var scope: a stack of defined vars with marks, plus a set for O(1) lookup.
   std::vector<const Var*> varStack_;
   std::vector<size_t> varMarks_;
-  FlatSet<const Var*> inScope_;
-  FlatSet<const Var*> everBound_;        // [V3], module wide
-  FlatSet<const Var*> retiredDataflow_;  // [V2]: dataflow vars whose block has ended
+  // One entry per var ever bound in the module, with what is known of it (one table, not a set
+  // per fact: at 100k bindings each table probe is a cache miss).
+  enum : uint8_t {
+    kBound = 1,    // [V3]: bound once already
+    kInScope = 2,  // visible now
+    kRetired = 4,  // [V2]: a dataflow var whose block has ended
+  };
+  FlatMap<const Var*, uint8_t> varState_;
   // Symbolic vars: defined for the rest of the function once seen (TVM scopes them per function).
   std::vector<const PrimVar*> symStack_;
   std::vector<size_t> symMarks_;
@@ -55,20 +60,24 @@ class RelaxVerifier {
   void popScope() {
     size_t mark = varMarks_.back();
     varMarks_.pop_back();
-    for (size_t i = mark; i < varStack_.size(); ++i) inScope_.erase(varStack_[i]);
+    for (size_t i = mark; i < varStack_.size(); ++i)
+      if (uint8_t* s = varState_.find(varStack_[i])) *s &= uint8_t(~kInScope);
     varStack_.resize(mark);
   }
 
   // Defines a Relax var (param or binding), checking [V3].
   void defineVar(const VarRef& v, Span span) {
-    if (!everBound_.insert(v.get())) error("V3", "variable '" + v->name + "' is bound more than once", span, v.get());
+    bool inserted;
+    uint8_t& s = varState_.emplace(v.get(), inserted);
+    if (s & kBound) error("V3", "variable '" + v->name + "' is bound more than once", span, v.get());
+    s |= kBound | kInScope;
     varStack_.push_back(v.get());
-    inScope_.insert(v.get());
   }
 
   void useVar(const Var& v) {
-    if (inScope_.count(&v)) return;
-    if (v.isDataflow() && retiredDataflow_.count(&v)) {
+    const uint8_t* s = varState_.find(&v);
+    if (s && (*s & kInScope)) return;
+    if (v.isDataflow() && s && (*s & kRetired)) {
       error("V2", "dataflow variable '" + v.name + "' is used outside its dataflow block", curSpan_, &v);
       return;
     }
@@ -173,8 +182,9 @@ class RelaxVerifier {
       }
       // A dataflow block's DataflowVars die with it; only its output (plain) vars stay visible.
       for (auto* v : dataflowVars) {
-        inScope_.erase(v);
-        retiredDataflow_.insert(v);
+        bool inserted;
+        uint8_t& s = varState_.emplace(v, inserted);
+        s = uint8_t((s & ~kInScope) | kRetired);
       }
     }
     Span saved = curSpan_;

@@ -137,8 +137,15 @@ class Arena {
     return e;
   }
   void resetMarkers() { markers_.reset(); }
+  // The line parser's working stacks, kept here so their buffers are reused line after line.
+  struct LineScratch {
+    std::vector<Expr*> stack, taken;
+    std::vector<size_t> frames;
+  };
+  LineScratch& lineScratch() { return lineScratch_; }
 
  private:
+  LineScratch lineScratch_;
   Pool<Expr, 32> markers_;
   Pool<Expr> exprs_;
   Pool<Stmt> stmts_;

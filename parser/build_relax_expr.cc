@@ -10,17 +10,15 @@ namespace rlx {
 using AK = ast::Expr::Kind;
 
 const Expr* RelaxBuilder::lookupVar(const std::string& name) const {
-  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-    auto f = it->vars.find(name);
-    if (f != it->vars.end()) return &f->second;
-  }
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+    if (const Expr* e = it->vars.find(name)) return e;
   return nullptr;
 }
 
 std::vector<std::string> RelaxBuilder::visibleNames() const {
   std::vector<std::string> names;
-  for (auto& s : scopes_)
-    for (auto& [k, v] : s.vars) names.push_back(k);
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+    it->vars.forEachNewestFirst([&](const std::string& n) { names.push_back(n); });
   return names;
 }
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 
 #include "grammar/errors.hpp"
 #include "grammar/grammar.hpp"
@@ -11,13 +12,20 @@
 
 namespace rlx::grammar {
 bool isReservedWord(std::string_view w) {
-  static const std::string_view words[] = {"and", "or", "not", "if", "elif", "else", "lambda", "None", "True", "False", "in", "is", "for",
-                                           "def", "class", "return", "with", "as", "pass", "from", "import", "while", "assert"};
-  // Every identifier comes through here: most are longer than any keyword or start differently.
-  if (w.size() < 2 || w.size() > 6) return false;
-  for (auto k : words)
-    if (k.size() == w.size() && k[0] == w[0] && k == w) return true;
-  return false;
+  // Every identifier comes through here: dispatch on the length, then compare a few words.
+  auto any = [&](std::initializer_list<std::string_view> words) {
+    for (auto k : words)
+      if (w == k) return true;
+    return false;
+  };
+  switch (w.size()) {
+    case 2: return any({"if", "in", "is", "as", "or"});
+    case 3: return any({"and", "not", "for", "def"});
+    case 4: return any({"elif", "else", "None", "True", "pass", "with", "from"});
+    case 5: return any({"False", "class", "while"});
+    case 6: return any({"lambda", "return", "import", "assert"});
+    default: return false;
+  }
 }
 }  // namespace rlx::grammar
 
@@ -29,14 +37,33 @@ using ast::Expr;
 
 namespace {
 
+// A stack over a buffer that outlives the line (the arena's), so only the first lines allocate:
+// push is inline and dropping a failed rule's nodes is a counter (every rule tried pushes a frame).
+template <typename T>
+struct LineStack {
+  std::vector<T>& buf;
+  size_t n = 0;
+  [[gnu::always_inline]] void push_back(T v) {
+    if (n == buf.size()) [[unlikely]] grow();
+    buf[n++] = v;
+  }
+  [[gnu::noinline]] void grow() { buf.resize(buf.size() * 2 + 32); }
+  T& back() { return buf[n - 1]; }
+  void pop_back() { --n; }
+  size_t size() const { return n; }
+  void truncate(size_t k) { n = k; }
+  T* begin() { return buf.data(); }
+  T* end() { return buf.data() + n; }
+};
+
 struct State {
   ast::Arena& arena;
   uint32_t file;
   uint32_t baseOffset;
   const char* lineBegin;
   int maxDepth;
-  std::vector<Expr*> stack;
-  std::vector<size_t> frames;
+  LineStack<Expr*> stack;
+  LineStack<size_t> frames;
   int depth = 0;
   LineResult result;
 
@@ -54,13 +81,13 @@ struct State {
   Expr* node(Expr::Kind k, const char* b, size_t n) { return arena.expr(k, span(b, n)); }
   // Operator and separator markers never outlive the line: the arena recycles them per line.
   Expr* marker(const char* b, size_t n) { return arena.marker(span(b, n)); }
-  size_t frame() const { return frames.back(); }
+  size_t frame() const { return frames.buf[frames.n - 1]; }
   // What the current frame pushed, popped into a buffer reused by every action (no action takes
   // twice, and nodes copy what they keep).
-  std::vector<Expr*> taken;
+  std::vector<Expr*>& taken;
   std::vector<Expr*>& take() {
     taken.assign(stack.begin() + long(frame()), stack.end());
-    stack.resize(frame());
+    stack.truncate(frame());
     return taken;
   }
   void push(Expr* e) { stack.push_back(e); }
@@ -81,23 +108,24 @@ template <typename Rule>
 struct Control : pegtl::normal<Rule> {
   // Nesting comes through brackets (test) and operands; prefix chains are bounded in the action.
   static constexpr bool kDepthRule = std::is_same_v<Rule, g::test> || std::is_same_v<Rule, g::operand>;
+  // Called around every rule tried: inlined, they are a few instructions.
   template <typename Input>
-  static void start(const Input& in, State& st) {
+  [[gnu::always_inline]] static void start(const Input& in, State& st) {
     if constexpr (kDepthRule) {
       if (++st.depth > st.maxDepth) throw pegtl::parse_error("expression nested too deeply", in);
     }
     if constexpr (Framed<Rule>::value) st.frames.push_back(st.stack.size());
   }
   template <typename Input>
-  static void success(const Input& in, State& st) {
+  [[gnu::always_inline]] static void success(const Input& in, State& st) {
     if constexpr (kDepthRule) --st.depth;
     if constexpr (Framed<Rule>::value) st.frames.pop_back();
   }
   template <typename Input>
-  static void failure(const Input&, State& st) {
+  [[gnu::always_inline]] static void failure(const Input&, State& st) {
     if constexpr (kDepthRule) --st.depth;
     if constexpr (Framed<Rule>::value) {
-      st.stack.resize(st.frames.back());
+      st.stack.truncate(st.frames.back());
       st.frames.pop_back();
     }
   }
@@ -117,7 +145,7 @@ struct PushName {
   template <typename In>
   static void apply(const In& in, State& st) {
     auto* e = st.node(K, in.begin(), in.size());
-    e->str = in.string();
+    e->str.assign(in.begin(), in.size());  // a recycled node keeps its buffer
     st.push(e);
   }
 };
@@ -690,11 +718,9 @@ template <> struct Action<g::simple_stmt> : StmtLine<LineResult::Simple, ast::St
 
 Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offset, ast::Arena& arena, int maxDepth) {
   // Each bracket level costs three depth-counted rules (test, not_test, factor).
-  State st{arena, file, offset, text.data(), 3 * maxDepth + 16, {}, {}, 0, {}, {}, nullptr};
+  auto& scratch = arena.lineScratch();
+  State st{arena, file, offset, text.data(), 3 * maxDepth + 16, {scratch.stack}, {scratch.frames}, 0, {}, {}, nullptr, scratch.taken};
   arena.resetMarkers();
-  // Typical lines nest a few levels: one allocation each instead of a growth sequence per line.
-  st.stack.reserve(32);
-  st.frames.reserve(32);
   st.first = sources::spanAt(file, offset, 1);
   size_t nl = text.find('\n');
   st.firstNewline = text.data() + (nl == std::string_view::npos ? text.size() : nl);

@@ -9,6 +9,7 @@
 #include "ir/module.h"
 #include "ir/op.h"
 #include "parser/ast.h"
+#include "parser/name_scope.h"
 #include "parser/prim_eval.h"
 
 namespace rlx {
@@ -44,7 +45,7 @@ class RelaxBuilder {
 
  private:
   struct Scope {
-    std::unordered_map<std::string, Expr> vars;  // Relax vars and local functions
+    NameScope vars;  // Relax vars and local functions
   };
   DiagnosticEngine& diag_;
   std::string className_;
@@ -63,7 +64,9 @@ class RelaxBuilder {
   std::unordered_set<std::string> poisoned_;
   void report(Error e);
   const Expr* lookupVar(const std::string& name) const;
-  void define(const std::string& name, Expr e) { scopes_.back().vars[name] = std::move(e); }
+  void define(const std::string& name, Expr e) { scopes_.back().vars.define(name, std::move(e)); }
+  // Every bound name, innermost scope and most recent binding first (ties in "did you mean" go to
+  // the first: the closest binding wins).
   std::vector<std::string> visibleNames() const;
 
   Status buildStmts(const std::vector<ast::Stmt*>& body, Expr* returned);

@@ -59,12 +59,37 @@ Status resolveReshape(Call& c) {
   return okStatus();
 }
 
+// Whether two dim lists obviously hold the same number of elements: equal products of their
+// constant dims and the same symbolic dims (deep-equal, in any order). Reshapes that split or merge
+// constant dims (the usual ones) are settled here without building and simplifying both products.
+bool sameProductTrivially(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+  int64_t ka = 1, kb = 1;
+  std::vector<const PrimExpr*> sa, sb;
+  auto split = [](const std::vector<PrimExpr>& dims, int64_t& k, std::vector<const PrimExpr*>& sym) {
+    for (auto& d : dims) {
+      if (auto c = asConst(d)) {
+        if (__builtin_mul_overflow(k, *c, &k)) return false;
+      } else {
+        sym.push_back(&d);
+      }
+    }
+    return true;
+  };
+  if (!split(a, ka, sa) || !split(b, kb, sb) || ka != kb || sa.size() != sb.size()) return false;
+  for (const PrimExpr* d : sa) {
+    auto it = std::find_if(sb.begin(), sb.end(), [&](const PrimExpr* e) { return e->get() == d->get() || exprDeepEqual(*e, *d); });
+    if (it == sb.end()) return false;
+    sb.erase(it);
+  }
+  return true;
+}
+
 Result<StructInfo> inferReshape(const Call& c) {
   RLX_TRY_OK(checkArgCount(c, 2, 2));
   RLX_TRY(x, tensorArg(c, 0, "x"));
   RLX_TRY(ns, shapeArg(c, 1, "shape"));
   auto old = knownDims(x);
-  if (ns->values && old) {
+  if (ns->values && old && !sameProductTrivially(*old, *ns->values)) {
     PrimExpr a = shapeProduct(*old), b = shapeProduct(*ns->values);
     if (provablyDifferent(a, b))
       return opError(c, fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", shapeStr(*old), primStr(a), shapeStr(*ns->values), primStr(b)));

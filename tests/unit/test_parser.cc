@@ -68,6 +68,22 @@ TEST_CASE("parser: the return annotation cannot introduce names", "[parser]") {
   CHECK(errors.find("name 'm' is not defined") != std::string::npos);
 }
 
+TEST_CASE("parser: 'did you mean' ties go to the most recent binding, innermost scope first", "[parser]") {
+  // 'ad' is one edit from both 'ab' and 'ac': the later binding is suggested, whatever the hashing.
+  std::string errors;
+  std::string text = std::string(kHeader) + "        ab = R.add(x, x)\n        ac = R.add(ab, x)\n        y = R.add(ac, ad)\n        return y\n";
+  CHECK(roundTrip(text, &errors).empty());
+  CHECK(errors.find("name 'ad' is not defined") != std::string::npos);
+  CHECK(errors.find("did you mean 'ac'?") != std::string::npos);
+  // Names a dataflow block does not output are gone after it: only the output is suggested.
+  std::string df = std::string(kHeader) +
+                   "        with R.dataflow():\n            ab = R.add(x, x)\n            ac = R.add(ab, x)\n            R.output(ab)\n"
+                   "        y = R.add(ab, ad)\n        return y\n";
+  errors.clear();
+  CHECK(roundTrip(df, &errors).empty());
+  CHECK(errors.find("did you mean 'ab'?") != std::string::npos);
+}
+
 TEST_CASE("parser: cls must be assigned before use", "[parser]") {
   std::string errors;
   std::string text =
