@@ -1,11 +1,12 @@
-// The CPU schedule: float32 matmul nests become packed GEMM calls (schedule_gemm.cc); other reductions
-// move outside their innermost spatial loop (vectorizable inner loops); then parallel outer loops: a loop
-// qualifies when every block below it uses its variable only as the exact binding of spatial iter vars.
+// The CPU schedule: element-wise stages fold into their readers, float32 matmul nests become GEMM calls,
+// other reductions move outside their innermost spatial loop, and safe outer loops run in parallel.
 #include "runtime/llvm/schedule.h"
 
 #include <optional>
 
 #include "runtime/llvm/schedule_gemm.h"
+#include "runtime/llvm/schedule_inline.h"
+#include "runtime/llvm/tir_copy.h"
 
 namespace rlx {
 
@@ -80,18 +81,6 @@ bool parallelSafe(const Stmt& s, const PrimVar* v) {
   }
 }
 
-Ref<For> copyFor(const For& f, Stmt body, For::LoopKind kind) {
-  auto p = make<For>();
-  p->loopVar = f.loopVar;
-  p->min = f.min;
-  p->extent = f.extent;
-  p->loopKind = kind;
-  p->body = std::move(body);
-  p->annotations = f.annotations;
-  p->span = f.span;
-  return p;
-}
-
 // The iter var kind a block binds `v` to when the binding is exactly `v`; nullopt when the block
 // uses `v` any other way (or not at all).
 std::optional<IterVar::Kind> exactBinding(const BlockRealize& r, const PrimVar* v) {
@@ -154,22 +143,9 @@ Stmt schedule(const Stmt& s) {
       if (!r.block->iterVars.empty()) return s;
       Stmt body = schedule(r.block->body);
       if (body.get() == r.block->body.get()) return s;
-      const TirBlock& old = *r.block;
-      auto blk = make<TirBlock>();
-      blk->name = old.name;
-      blk->reads = old.reads;
-      blk->writes = old.writes;
-      blk->init = old.init;
+      auto blk = copyBlock(*r.block);
       blk->body = body;
-      blk->allocBuffers = old.allocBuffers;
-      blk->matchBuffers = old.matchBuffers;
-      blk->annotations = old.annotations;
-      blk->span = old.span;
-      auto out = make<BlockRealize>();
-      out->predicate = r.predicate;
-      out->block = blk;
-      out->span = r.span;
-      return out;
+      return copyRealize(r, blk);
     }
     default: return s;
   }
@@ -178,16 +154,10 @@ Stmt schedule(const Stmt& s) {
 }  // namespace
 
 PrimFuncRef scheduleForCpu(const PrimFuncRef& func) {
-  Stmt body = schedule(func->body);
-  if (body.get() == func->body.get()) return func;
-  auto out = make<PrimFunc>();
-  out->params = func->params;
-  out->bufferMap = func->bufferMap;
-  out->body = body;
-  out->attrs = func->attrs;
-  out->sinfo = func->sinfo;
-  out->span = func->span;
-  return out;
+  PrimFuncRef inlined = inlineElementwiseStages(func);
+  Stmt body = schedule(inlined->body);
+  if (body.get() == inlined->body.get()) return inlined;
+  return withBody(*inlined, body);
 }
 
 }  // namespace rlx

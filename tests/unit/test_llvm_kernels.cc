@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "runtime/llvm/jit.h"
+#include "runtime/llvm/schedule_inline.h"
 #include "tests/unit/legalize_cases.h"
 
 using namespace rlx;
@@ -450,4 +451,76 @@ def last(A: T.Buffer((T.int64(4096),), "float32"), B: T.Buffer((T.int64(1),), "f
   REQUIRE(gir.ok());
   CHECK(!contains(*gir, "rlx_parallel_for"));
   CHECK(agree(g, {filled(DataType::float32(), {4096}, 5), zeros({1})}) == "");
+}
+
+namespace {
+
+// A kernel of stages over (4, 8) float32 buffers: params x, b (8,), y, out; `stages` is the body
+// after the root block's alloc_buffers of t0..t{n-1}.
+PrimFuncRef stagedKernel(int intermediates, const std::string& stages) {
+  std::string text = R"(@T.prim_func(private=True)
+def staged(x: T.Buffer((T.int64(4), T.int64(8)), "float32"), b: T.Buffer((T.int64(8),), "float32"), y: T.Buffer((T.int64(4), T.int64(8)), "float32"), out: T.Buffer((T.int64(4), T.int64(8)), "float32")):
+    T.func_attr({"tir.noalias": True})
+    # with T.block("root"):
+)";
+  for (int i = 0; i < intermediates; ++i) text += "    t" + std::to_string(i) + " = T.alloc_buffer((T.int64(4), T.int64(8)))\n";
+  return parsePrim(text + stages);
+}
+
+// One element-wise stage `dst[vi, vj] = value` over the (4, 8) grid.
+std::string stage(const std::string& name, const std::string& dst, const std::string& value) {
+  return "    for i, j in T.grid(T.int64(4), T.int64(8)):\n        with T.block(\"" + name + "\"):\n            vi, vj = T.axis.remap(\"SS\", [i, j])\n            " + dst +
+         "[vi, vj] = " + value + "\n";
+}
+
+// The root block's intermediate buffers and top-level loop nests.
+std::pair<size_t, size_t> allocsAndNests(const PrimFuncRef& f) {
+  auto& root = *static_cast<const BlockRealize&>(*f->body).block;
+  size_t nests = root.body->kind() == NodeKind::SeqStmt ? static_cast<const SeqStmt&>(*root.body).seq.size() : 1;
+  return {root.allocBuffers.size(), nests};
+}
+
+std::vector<TirArg> stagedArgs() {
+  return {filled(DataType::float32(), {4, 8}, 1), filled(DataType::float32(), {8}, 2), filled(DataType::float32(), {4, 8}, 3), zeros({4, 8})};
+}
+
+}  // namespace
+
+TEST_CASE("llvm schedule: element-wise stages fold into their readers", "[llvm]") {
+  SECTION("a chain with a broadcast operand and a transcendental becomes one nest") {
+    auto f = stagedKernel(3, stage("add", "t0", "x[vi, vj] + b[vj]") + stage("mul", "t1", "t0[vi, vj] * t0[vi, vj] * T.float32(0.5)") +
+                                 stage("tanh", "t2", "T.tanh(t1[vi, vj])") + stage("out", "out", "t2[vi, vj] + t0[vi, vj]"));
+    CHECK(allocsAndNests(f) == std::pair<size_t, size_t>{3, 4});
+    CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{0, 1});
+    CHECK(agree(f, stagedArgs()) == "");
+  }
+  SECTION("a stage nobody reads is dropped") {
+    auto f = stagedKernel(1, stage("dead", "t0", "x[vi, vj] * T.float32(2.0)") + stage("out", "out", "x[vi, vj] + y[vi, vj]"));
+    CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{0, 1});
+  }
+  SECTION("a transcendental read twice stays one stage") {
+    auto f = stagedKernel(1, stage("exp", "t0", "T.exp(x[vi, vj])") + stage("out", "out", "t0[vi, vj] + t0[vi, T.int64(7) - vj]"));
+    CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{1, 2});
+    CHECK(agree(f, stagedArgs()) == "");
+  }
+  SECTION("a transcendental read by a broadcast stays one stage") {
+    auto f = stagedKernel(1, stage("exp", "t0", "T.exp(x[vi, vj])") + stage("out", "out", "t0[vi, T.int64(0)] * y[vi, vj]"));
+    CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{1, 2});
+  }
+  SECTION("a stage whose input is overwritten before the reader runs stays") {
+    auto f = stagedKernel(1, stage("copy", "t0", "y[vi, vj]") + stage("clobber", "y", "x[vi, vj]") + stage("out", "out", "t0[vi, vj] + y[vi, vj]"));
+    CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{1, 3});
+    CHECK(agree(f, stagedArgs()) == "");
+  }
+  SECTION("a stage a reduction reads stays (a GEMM nest keeps its plain loads)") {
+    auto f = stagedKernel(1, stage("scale", "t0", "x[vi, vj] * T.float32(2.0)") + R"(    for i, j, k in T.grid(T.int64(4), T.int64(8), T.int64(8)):
+        with T.block("matmul"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                out[vi, vj] = T.float32(0.0)
+            out[vi, vj] = out[vi, vj] + t0[vi, vk] * y[vi, vk]
+)");
+    CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{1, 2});
+    CHECK(agree(f, stagedArgs()) == "");
+  }
 }

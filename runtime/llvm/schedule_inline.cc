@@ -1,0 +1,383 @@
+// CPU schedule, compute inlining: FuseTIR leaves one loop nest and one full-size intermediate buffer
+// per fused op; folding element-wise stages into their readers makes the chain one pass over memory.
+#include "runtime/llvm/schedule_inline.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/prim_expr_map.h"
+#include "ir/struct_info.h"
+#include "runtime/llvm/tir_copy.h"
+
+namespace rlx {
+
+namespace {
+
+// A stage's expression is inlined only below this size (counted as a tree, as codegen emits it),
+// so that chains like x1 = x0 * x0, x2 = x1 * x1, ... cannot grow exponentially.
+constexpr int64_t kMaxInlinedSize = 192;
+
+bool isTrue(const PrimExpr& e) {
+  auto* imm = e ? asIntImm(e) : nullptr;
+  return !e || (imm && imm->value == 1);
+}
+
+bool isZero(const PrimExpr& e) {
+  auto* imm = e ? asIntImm(e) : nullptr;
+  return imm && imm->value == 0;
+}
+
+bool isReduction(const TirBlock& b) {
+  if (b.init) return true;
+  for (auto& iv : b.iterVars)
+    if (iv.kind != IterVar::DataPar) return true;
+  return false;
+}
+
+// What a list of statements does with buffers and variables.
+struct Usage {
+  std::unordered_map<const Buffer*, int> loads;           // BufferLoad sites
+  std::unordered_map<const Buffer*, int> reductionLoads;  // of them, in a reduction block
+  std::unordered_map<const Buffer*, int> broadcastLoads;  // in a block some of whose spatial iter vars
+                                                          // the indices do not use
+  std::unordered_set<const Buffer*> stored, matched;   // BufferStore targets; match_buffer sources
+  std::unordered_set<const PrimVar*> vars;             // every variable mentioned (a data var: opaque use)
+
+  void expr(const PrimExpr& e, const TirBlock* block) {
+    if (!e) return;
+    if (e->kind() == NodeKind::PrimVar) vars.insert(static_cast<const PrimVar*>(e.get()));
+    if (e->kind() == NodeKind::BufferLoad) {
+      auto& l = static_cast<const BufferLoad&>(*e);
+      ++loads[l.buffer.get()];
+      if (block && isReduction(*block)) ++reductionLoads[l.buffer.get()];
+      if (block && broadcast(l, *block)) ++broadcastLoads[l.buffer.get()];
+    }
+    forEachOperand(e, [&](const PrimExpr& x) { expr(x, block); });
+  }
+
+  static bool broadcast(const BufferLoad& l, const TirBlock& b) {
+    for (auto& iv : b.iterVars) {
+      if (iv.kind != IterVar::DataPar) continue;
+      bool used = false;
+      for (auto& i : l.indices) {
+        Usage u;
+        u.expr(i, nullptr);
+        used |= u.vars.count(iv.var.get()) > 0;
+      }
+      if (!used) return true;
+    }
+    return false;
+  }
+
+  void stmt(const Stmt& s, const TirBlock* block) {
+    if (!s) return;
+    switch (s->kind()) {
+      case NodeKind::BufferStore: {
+        auto& st = static_cast<const BufferStore&>(*s);
+        stored.insert(st.buffer.get());
+        expr(st.value, block);
+        for (auto& i : st.indices) expr(i, block);
+        return;
+      }
+      case NodeKind::SeqStmt:
+        for (auto& x : static_cast<const SeqStmt&>(*s).seq) stmt(x, block);
+        return;
+      case NodeKind::For: {
+        auto& f = static_cast<const For&>(*s);
+        vars.insert(f.loopVar.get());
+        expr(f.min, block), expr(f.extent, block), stmt(f.body, block);
+        return;
+      }
+      case NodeKind::IfThenElse: {
+        auto& i = static_cast<const IfThenElse&>(*s);
+        expr(i.cond, block), stmt(i.thenCase, block), stmt(i.elseCase, block);
+        return;
+      }
+      case NodeKind::LetStmt: {
+        auto& l = static_cast<const LetStmt&>(*s);
+        expr(l.value, block), stmt(l.body, block);
+        return;
+      }
+      case NodeKind::Evaluate: expr(static_cast<const Evaluate&>(*s).value, block); return;
+      case NodeKind::AssertStmt: {
+        auto& a = static_cast<const AssertStmt&>(*s);
+        expr(a.cond, block), expr(a.message, block), stmt(a.body, block);
+        return;
+      }
+      case NodeKind::BlockRealize: {
+        auto& r = static_cast<const BlockRealize&>(*s);
+        for (auto& v : r.iterValues) expr(v, block);
+        expr(r.predicate, block);
+        const TirBlock& b = *r.block;
+        for (auto& iv : b.iterVars) expr(iv.dom.min, &b), expr(iv.dom.extent, &b);
+        for (auto& m : b.matchBuffers) matched.insert(m.source.buffer.get());
+        stmt(b.init, &b), stmt(b.body, &b);
+        return;
+      }
+      default:
+        // A statement kind not analysed here: make every buffer it could touch look opaque.
+        matched.insert(nullptr);
+        return;
+    }
+  }
+
+  bool opaque(const Buffer* b) const { return matched.count(b) || matched.count(nullptr) || (b->data && vars.count(b->data.get())); }
+};
+
+Usage usageOf(const std::vector<Stmt>& seq, size_t begin, size_t end) {
+  Usage u;
+  for (size_t i = begin; i < end; ++i) u.stmt(seq[i], nullptr);
+  return u;
+}
+
+// A top-level nest `for v0, .., vn: block: T[v0, .., vn] = value` that writes every element of the
+// compact intermediate T exactly once.
+struct Stage {
+  const TirBlock* block = nullptr;
+  const BufferStore* store = nullptr;
+  std::vector<const PrimVar*> loopVars;
+};
+
+std::optional<Stage> elementwiseStage(const Stmt& s, const std::vector<BufferRef>& allocs) {
+  Stage st;
+  Stmt cur = s;
+  std::vector<const For*> loops;
+  while (cur && cur->kind() == NodeKind::For) {
+    auto* f = static_cast<const For*>(cur.get());
+    if (f->loopKind != For::Serial || !isZero(f->min)) return std::nullopt;
+    loops.push_back(f);
+    st.loopVars.push_back(f->loopVar.get());
+    cur = f->body;
+  }
+  if (!cur || cur->kind() != NodeKind::BlockRealize) return std::nullopt;
+  auto& r = static_cast<const BlockRealize&>(*cur);
+  const TirBlock& b = *r.block;
+  if (!isTrue(r.predicate) || isReduction(b) || !b.allocBuffers.empty() || !b.matchBuffers.empty()) return std::nullopt;
+  if (!b.body || b.body->kind() != NodeKind::BufferStore) return std::nullopt;
+  auto& store = static_cast<const BufferStore&>(*b.body);
+  const Buffer& t = *store.buffer;
+  bool intermediate = std::any_of(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == &t; });
+  if (!intermediate || !t.strides.empty() || (t.elemOffset && !isZero(t.elemOffset))) return std::nullopt;
+  size_t n = b.iterVars.size();
+  if (store.indices.size() != n || t.shape.size() != n || r.iterValues.size() != n || loops.size() != n) return std::nullopt;
+  for (size_t k = 0; k < n; ++k) {
+    const IterVar& iv = b.iterVars[k];
+    if (store.indices[k].get() != iv.var.get() || !isZero(iv.dom.min) || !exprDeepEqual(iv.dom.extent, t.shape[k])) return std::nullopt;
+    // Bound to a loop of the nest that runs over the whole extent.
+    auto* loopVar = r.iterValues[k]->kind() == NodeKind::PrimVar ? static_cast<const PrimVar*>(r.iterValues[k].get()) : nullptr;
+    auto at = std::find(st.loopVars.begin(), st.loopVars.end(), loopVar);
+    if (at == st.loopVars.end() || !exprDeepEqual(loops[size_t(at - st.loopVars.begin())]->extent, iv.dom.extent)) return std::nullopt;
+    for (size_t j = 0; j < k; ++j)
+      if (r.iterValues[j].get() == loopVar) return std::nullopt;
+  }
+  st.block = &b;
+  st.store = &store;
+  return st;
+}
+
+bool hasCall(const PrimExpr& e) {
+  if (!e) return false;
+  if (e->kind() == NodeKind::PrimCall && static_cast<const PrimCall&>(*e).op != "tir.if_then_else") return true;
+  bool found = false;
+  forEachOperand(e, [&](const PrimExpr& x) { found = found || hasCall(x); });
+  return found;
+}
+
+// Replaces every load of one buffer by the stage's value at the load's indices.
+struct Inliner {
+  const Buffer* target;
+  const TirBlock* stage;
+  PrimExpr value;
+
+  PrimVarMap indexMap(const std::vector<PrimExpr>& indices) const {
+    PrimVarMap map;
+    for (size_t k = 0; k < indices.size(); ++k) map[stage->iterVars[k].var.get()] = indices[k];
+    return map;
+  }
+
+  PrimExpr expr(const PrimExpr& e) const {
+    if (!e) return e;
+    PrimExpr m = mapOperands(e, [&](const PrimExpr& x) { return expr(x); });
+    if (m->kind() != NodeKind::BufferLoad || static_cast<const BufferLoad&>(*m).buffer.get() != target) return m;
+    return primSubstitute(value, indexMap(static_cast<const BufferLoad&>(*m).indices));
+  }
+
+  std::vector<PrimExpr> exprs(const std::vector<PrimExpr>& es, bool& changed) const {
+    std::vector<PrimExpr> out;
+    out.reserve(es.size());
+    for (auto& e : es) {
+      out.push_back(expr(e));
+      changed |= out.back().get() != e.get();
+    }
+    return out;
+  }
+
+  // The stage's read regions in place of the target's: mapped to the reader's point when the reader
+  // reads one element, else the whole of each buffer the stage reads.
+  std::vector<BufferRegion> reads(const std::vector<BufferRegion>& rs) const {
+    std::vector<BufferRegion> out;
+    for (auto& r : rs) {
+      if (r.buffer.get() != target) {
+        out.push_back(r);
+        continue;
+      }
+      bool point = std::all_of(r.region.begin(), r.region.end(), [](const Range& x) {
+        auto* one = x.extent ? asIntImm(x.extent) : nullptr;
+        return one && one->value == 1;
+      });
+      std::vector<PrimExpr> at;
+      for (auto& x : r.region) at.push_back(x.min);
+      for (auto& sr : stage->reads) {
+        BufferRegion mapped{sr.buffer, {}};
+        for (size_t d = 0; d < sr.region.size(); ++d) {
+          if (point) mapped.region.push_back({primSubstitute(sr.region[d].min, indexMap(at)), sr.region[d].extent});
+          else mapped.region.push_back({make<IntImm>(DataType::int64(), 0), d < sr.buffer->shape.size() ? sr.buffer->shape[d] : sr.region[d].extent});
+        }
+        out.push_back(std::move(mapped));
+      }
+    }
+    return out;
+  }
+
+  Stmt stmt(const Stmt& s) const {
+    if (!s) return s;
+    bool changed = false;
+    switch (s->kind()) {
+      case NodeKind::BufferStore: {
+        auto& st = static_cast<const BufferStore&>(*s);
+        PrimExpr v = expr(st.value);
+        changed = v.get() != st.value.get();
+        auto idx = exprs(st.indices, changed);
+        if (!changed) return s;
+        auto out = make<BufferStore>(st.buffer, v, std::move(idx));
+        out->span = st.span;
+        return out;
+      }
+      case NodeKind::SeqStmt: {
+        std::vector<Stmt> out;
+        for (auto& x : static_cast<const SeqStmt&>(*s).seq) {
+          out.push_back(stmt(x));
+          changed |= out.back().get() != x.get();
+        }
+        return changed ? Stmt(make<SeqStmt>(std::move(out))) : s;
+      }
+      case NodeKind::For: {
+        auto& f = static_cast<const For&>(*s);
+        PrimExpr mn = expr(f.min), ext = expr(f.extent);
+        Stmt body = stmt(f.body);
+        if (mn.get() == f.min.get() && ext.get() == f.extent.get() && body.get() == f.body.get()) return s;
+        auto out = copyFor(f, body, f.loopKind);
+        out->min = mn, out->extent = ext;
+        return out;
+      }
+      case NodeKind::IfThenElse: {
+        auto& i = static_cast<const IfThenElse&>(*s);
+        PrimExpr c = expr(i.cond);
+        Stmt t = stmt(i.thenCase), e = stmt(i.elseCase);
+        if (c.get() == i.cond.get() && t.get() == i.thenCase.get() && e.get() == i.elseCase.get()) return s;
+        auto out = make<IfThenElse>(c, t, e);
+        out->span = i.span;
+        return out;
+      }
+      case NodeKind::LetStmt: {
+        auto& l = static_cast<const LetStmt&>(*s);
+        PrimExpr v = expr(l.value);
+        Stmt body = stmt(l.body);
+        if (v.get() == l.value.get() && body.get() == l.body.get()) return s;
+        auto out = make<LetStmt>(l.var, v, body);
+        out->span = l.span;
+        return out;
+      }
+      case NodeKind::Evaluate: {
+        auto& e = static_cast<const Evaluate&>(*s);
+        PrimExpr v = expr(e.value);
+        if (v.get() == e.value.get()) return s;
+        auto out = make<Evaluate>(v);
+        out->span = e.span;
+        return out;
+      }
+      case NodeKind::AssertStmt: {
+        auto& a = static_cast<const AssertStmt&>(*s);
+        PrimExpr c = expr(a.cond);
+        Stmt body = stmt(a.body);
+        if (c.get() == a.cond.get() && body.get() == a.body.get()) return s;
+        auto out = make<AssertStmt>(c, a.message, body);
+        out->span = a.span;
+        return out;
+      }
+      case NodeKind::BlockRealize: {
+        auto& r = static_cast<const BlockRealize&>(*s);
+        auto values = exprs(r.iterValues, changed);
+        PrimExpr pred = expr(r.predicate);
+        const TirBlock& b = *r.block;
+        Stmt init = stmt(b.init), body = stmt(b.body);
+        changed |= pred.get() != r.predicate.get() || init.get() != b.init.get() || body.get() != b.body.get();
+        if (!changed) return s;
+        auto blk = copyBlock(b);
+        blk->init = init, blk->body = body;
+        blk->reads = reads(b.reads);
+        auto out = copyRealize(r, blk);
+        out->iterValues = std::move(values), out->predicate = pred;
+        return out;
+      }
+      default: return s;
+    }
+  }
+};
+
+// Inlines (or drops, when nothing reads it) the stage at seq[p]; false when it must stay.
+bool foldStage(std::vector<Stmt>& seq, size_t p, std::vector<BufferRef>& allocs) {
+  auto stage = elementwiseStage(seq[p], allocs);
+  if (!stage) return false;
+  const Buffer* t = stage->store->buffer.get();
+  Usage before = usageOf(seq, 0, p), after = usageOf(seq, p + 1, seq.size());
+  if (before.loads.count(t) || before.stored.count(t) || before.opaque(t)) return false;
+  if (after.stored.count(t) || after.opaque(t)) return false;
+  const PrimExpr& value = stage->store->value;
+  int sites = after.loads.count(t) ? after.loads.at(t) : 0;
+  if (sites > 0) {
+    Usage own;
+    own.expr(value, nullptr);
+    for (auto* v : stage->loopVars)
+      if (own.vars.count(v)) return false;  // the value must depend on the block's iter vars only
+    for (auto& [buf, n] : own.loads)
+      if (buf == t || after.stored.count(buf) || after.opaque(buf)) return false;
+    int64_t size = treeSize(value, kMaxInlinedSize);
+    if (size > kMaxInlinedSize || size * sites > 4 * kMaxInlinedSize) return false;
+    // Reductions keep their operands as buffers: a GEMM nest is recognized by its plain loads, and a
+    // reduction reads each element of its operand once per output, not once.
+    if (after.reductionLoads.count(t)) return false;
+    // A transcendental stays computed once per element: one reader, reading each element once.
+    if (hasCall(value) && (sites != 1 || after.broadcastLoads.count(t))) return false;
+    Inliner in{t, stage->block, value};
+    for (size_t q = p + 1; q < seq.size(); ++q) seq[q] = in.stmt(seq[q]);
+  }
+  seq.erase(seq.begin() + std::ptrdiff_t(p));
+  allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == t; }));
+  return true;
+}
+
+}  // namespace
+
+PrimFuncRef inlineElementwiseStages(const PrimFuncRef& func) {
+  if (!func->body || func->body->kind() != NodeKind::BlockRealize) return func;
+  auto& root = static_cast<const BlockRealize&>(*func->body);
+  const TirBlock& rb = *root.block;
+  if (!rb.iterVars.empty() || rb.allocBuffers.empty() || !rb.body || rb.body->kind() != NodeKind::SeqStmt) return func;
+  std::vector<Stmt> seq = static_cast<const SeqStmt&>(*rb.body).seq;
+  std::vector<BufferRef> allocs = rb.allocBuffers;
+  bool changed = false;
+  for (size_t p = 0; p < seq.size();) {
+    if (foldStage(seq, p, allocs)) changed = true;
+    else ++p;
+  }
+  if (!changed) return func;
+  auto blk = copyBlock(rb);
+  blk->body = seq.size() == 1 ? seq[0] : Stmt(make<SeqStmt>(std::move(seq)));
+  blk->allocBuffers = std::move(allocs);
+  return withBody(*func, copyRealize(root, blk));
+}
+
+}  // namespace rlx

@@ -1,0 +1,57 @@
+// Field-by-field copies of TIR nodes (IR objects are not copyable: they carry a reference count),
+// for schedule steps that rebuild a loop, block or kernel with one part changed.
+#pragma once
+#include "ir/tir.h"
+
+namespace rlx {
+
+inline Ref<For> copyFor(const For& f, Stmt body, For::LoopKind kind) {
+  auto p = make<For>();
+  p->loopVar = f.loopVar;
+  p->min = f.min;
+  p->extent = f.extent;
+  p->loopKind = kind;
+  p->body = std::move(body);
+  p->threadTag = f.threadTag;
+  p->annotations = f.annotations;
+  p->span = f.span;
+  return p;
+}
+
+inline TirBlockRef copyBlock(const TirBlock& old) {
+  auto blk = make<TirBlock>();
+  blk->name = old.name;
+  blk->iterVars = old.iterVars;
+  blk->reads = old.reads;
+  blk->writes = old.writes;
+  blk->init = old.init;
+  blk->body = old.body;
+  blk->allocBuffers = old.allocBuffers;
+  blk->matchBuffers = old.matchBuffers;
+  blk->annotations = old.annotations;
+  blk->span = old.span;
+  return blk;
+}
+
+inline Ref<BlockRealize> copyRealize(const BlockRealize& r, TirBlockRef block) {
+  auto out = make<BlockRealize>();
+  out->iterValues = r.iterValues;
+  out->predicate = r.predicate;
+  out->block = std::move(block);
+  out->span = r.span;
+  return out;
+}
+
+inline PrimFuncRef withBody(const PrimFunc& func, Stmt body) {
+  auto out = make<PrimFunc>();
+  out->params = func.params;
+  out->bufferMap = func.bufferMap;
+  out->body = std::move(body);
+  out->attrs = func.attrs;
+  out->retType = func.retType;
+  out->sinfo = func.sinfo;
+  out->span = func.span;
+  return out;
+}
+
+}  // namespace rlx
