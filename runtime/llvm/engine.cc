@@ -4,6 +4,7 @@
 
 #include <mutex>
 
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -21,6 +22,7 @@
 #include "runtime/llvm/schedule.h"
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/thread_pool.h"
+#include "runtime/llvm/vector_math.h"
 
 namespace rlx::codegen {
 
@@ -54,7 +56,8 @@ Host& host() {
       return r;
     }
     r.jit = std::move(*jit);
-    // Kernels call libm and calloc/free from this process.
+    // Kernels call libm, libmvec (vectorized math loops) and calloc/free from this process.
+    loadVectorMathLibrary();
     auto symbols = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(r.jit->getDataLayout().getGlobalPrefix());
     if (!symbols) {
       r.error = toError(symbols.takeError(), "cannot expose the process's symbols to the JIT");
@@ -87,6 +90,11 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
+  // Math calls in loops vectorize into libmvec's variants (vector_math.cc); registered before the
+  // default analyses, which would otherwise install a library info without them.
+  llvm::TargetLibraryInfoImpl tlii{llvm::Triple(m.getTargetTriple())};
+  addVectorMath(tlii, tm.getTargetFeatureString().str());
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   llvm::PassBuilder pb(&tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
