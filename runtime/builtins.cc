@@ -191,7 +191,7 @@ Value allocStorage(VirtualMachine& vm, const Value* args, int64_t n) {
   std::vector<int64_t> dims = size.shapeDims();
   if (n > 3 && args[3].kind == Value::DType) dims.push_back(std::max(1, args[3].dt.bytes()));
   int64_t bytes = checkedProduct(dims, name);
-  return Value::ofStorage(vm.allocateStorage(bytes));
+  return vm.allocateStorage(bytes);
 }
 
 // alloc_tensor(storage, offset, shape, dtype[, scope]): a view into the storage block.

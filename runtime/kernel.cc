@@ -50,39 +50,56 @@ void Kernel::checkArgs(const Value* const* args, int64_t n) const {
   }
 }
 
-Value Kernel::call(const Value* const* args, int64_t n) const {
+void Kernel::argError(const Value* const* args, int64_t n) const {
   checkArgs(args, n);
+  throwVMError(fmt::format("kernel {}: bad arguments", name_));  // not reached: checkArgs names the first bad one
+}
+
+void Kernel::runCompiled(const Value* const* args, int64_t n) const {
+  // One pass checks each argument's kind and dtype and fills its descriptor, on the stack; any
+  // mismatch goes to argError for the message. Ranks and dims are the compiled entry's checks.
+  constexpr int64_t kInline = 8;
+  if (n != int64_t(params_.size())) argError(args, n);
+  if (n > kInline) {
+    std::vector<RlxTensorArg> tensors(static_cast<size_t>(n));
+    std::vector<RlxArg> raw(static_cast<size_t>(n));
+    return runWith(args, n, tensors.data(), raw.data());
+  }
+  RlxTensorArg tensors[kInline];
+  RlxArg raw[kInline];
+  runWith(args, n, tensors, raw);
+}
+
+void Kernel::runWith(const Value* const* args, int64_t n, RlxTensorArg* tensors, RlxArg* raw) const {
+  const Param* params = params_.data();
+  for (int64_t k = 0; k < n; ++k) {
+    const Value& a = *args[k];
+    const Param& p = params[k];
+    if (p.isBuffer) {
+      if (a.kind != Value::Tensor || a.array->dtype != p.dtype) argError(args, n);
+      NDArray& t = *a.array;
+      tensors[k] = RlxTensorArg{t.data(), t.shape.data(), int64_t(t.shape.size())};
+      raw[k].tensor = &tensors[k];
+    } else if (a.kind == Value::Int) {
+      if (p.dtype.isFloat()) raw[k].f = double(a.i);
+      else raw[k].i = a.i;
+    } else if (a.kind == Value::Float) {
+      if (p.dtype.isFloat()) raw[k].f = a.f;
+      else raw[k].i = int64_t(a.f);
+    } else {
+      argError(args, n);
+    }
+  }
+  int32_t code = compiled_->fn(raw, int32_t(n));
+  if (code != 0) throwVMError(fmt::format("kernel {}: {}", name_, compiled_->messageFor(code)));
+}
+
+Value Kernel::call(const Value* const* args, int64_t n) const {
   if (compiled_) {
-    constexpr int64_t kInline = 16;
-    RlxTensorArg tensorsInline[kInline];
-    RlxArg argsInline[kInline];
-    std::vector<RlxTensorArg> tensorsHeap;
-    std::vector<RlxArg> argsHeap;
-    RlxTensorArg* tensors = tensorsInline;
-    RlxArg* raw = argsInline;
-    if (n > kInline) {
-      tensorsHeap.resize(size_t(n));
-      argsHeap.resize(size_t(n));
-      tensors = tensorsHeap.data();
-      raw = argsHeap.data();
-    }
-    for (int64_t k = 0; k < n; ++k) {
-      const Value& a = *args[k];
-      if (a.kind == Value::Tensor) {
-        tensors[k] = RlxTensorArg{a.array->data(), a.array->shape.data(), int64_t(a.array->shape.size())};
-        raw[k].tensor = &tensors[k];
-      } else if (params_[size_t(k)].dtype.isFloat()) {
-        raw[k].f = a.kind == Value::Float ? a.f : double(a.i);
-      } else {
-        raw[k].i = a.kind == Value::Int ? a.i : int64_t(a.f);
-      }
-    }
-    int32_t code = compiled_->fn(raw, int32_t(n));
-    if (code != 0) {
-      throwVMError(fmt::format("kernel {}: {}", name_, compiled_->messageFor(code)));
-    }
+    runCompiled(args, n);
     return Value();
   }
+  checkArgs(args, n);
   std::vector<TirArg> tirArgs;
   tirArgs.reserve(size_t(n));
   for (int64_t k = 0; k < n; ++k) {

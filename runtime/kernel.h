@@ -22,6 +22,8 @@ class Kernel {
   // pointer (the VM's registers, read in place); destination-passing; a host function's T.ret value
   // is the result (else null). Throws VMError with a message naming the kernel, parameter and dim.
   Value call(const Value* const* args, int64_t n) const;
+  // call for a compiled kernel (compiled() is true): the VM's hot path, no result value.
+  void runCompiled(const Value* const* args, int64_t n) const;
   const std::string& name() const { return name_; }
   bool compiled() const { return compiled_ != nullptr; }
 
@@ -31,7 +33,11 @@ class Kernel {
     bool isBuffer = false;
     DataType dtype;  // buffer element type, or the scalar's type
   };
+  // Throws the VMError for the first argument of the wrong count, kind or dtype; returns when all are right.
   void checkArgs(const Value* const* args, int64_t n) const;
+  [[noreturn]] void argError(const Value* const* args, int64_t n) const;
+  // runCompiled with descriptor arrays of n entries.
+  void runWith(const Value* const* args, int64_t n, RlxTensorArg* tensors, RlxArg* raw) const;
 
   std::string name_;
   PrimFuncRef func_;

@@ -38,7 +38,7 @@ struct Value {
   enum Kind : uint8_t { Null, Int, Float, DType, Func, Str, Tensor, Storage, Shape, Tuple, Closure, Object };
   Kind kind = Null;
   union {
-    int64_t i = 0;  // Int (bool included), Func (function table index)
+    int64_t i = 0;  // Int (bool included), Func (function table index), Storage (the VM's block index)
     double f;       // Float
     DataType dt;    // DType
   };

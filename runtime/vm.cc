@@ -64,7 +64,6 @@ Result<std::unique_ptr<VirtualMachine>> VirtualMachine::load(std::shared_ptr<con
       c.kernel = std::move(kernel);
     } else if (const PackedFn* fn = findPackedFunction(info.name)) {
       c.packed = fn;
-      c.isAllocTensor = info.name == "vm.builtin.alloc_tensor";
     } else {
       std::string hint = closestName(info.name, packedFunctionNames());
       return Error(fmt::format("no function named \"{}\": it is neither a kernel of the module, a VM builtin nor a registered C++ function", info.name), {},
@@ -72,39 +71,133 @@ Result<std::unique_ptr<VirtualMachine>> VirtualMachine::load(std::shared_ptr<con
     }
     vm->pool_.push_back(std::move(c));
   }
-  int64_t count = int64_t(exec->instrOffset.size());
-  vm->code_.reserve(size_t(count));
-  for (int64_t i = 0; i < count; ++i) {
-    vm->code_.push_back(exec->instruction(i));
-    if (vm->code_.back().op == Opcode::Call) vm->maxCallArgs_ = std::max(vm->maxCallArgs_, vm->code_.back().numArgs);
-  }
-  vm->viewCache_.resize(size_t(count));
   vm->exec_ = std::move(exec);
+  RLX_TRY_STATUS(vm->prepareCode());
   return vm;
 }
 
-// Free when nothing but the pool and idle cached views holds the block. Sites whose cached view has
-// since moved to another block are pruned from its list.
-bool VirtualMachine::storageFree(const NDArrayRef& block) {
-  if (block->useCount() == 1) return true;
-  auto it = viewSites_.find(block.get());
-  if (it == viewSites_.end()) return false;
-  auto& sites = it->second;
-  std::erase_if(sites, [&](int64_t pc) { return !viewCache_[size_t(pc)] || viewCache_[size_t(pc)]->owner().get() != block.get(); });
-  if (block->useCount() != 1 + sites.size()) return false;
-  for (int64_t pc : sites)
-    if (viewCache_[size_t(pc)]->useCount() != 1) return false;
+namespace {
+const Value kNullValue;  // what %vm and %void read as
+}  // namespace
+
+Status VirtualMachine::prepareCode() {
+  const Executable& ex = *exec_;
+  int64_t count = int64_t(ex.instrOffset.size());
+  code_.resize(size_t(count));
+  constexpr int64_t kMax = INT32_MAX;
+  fixed_.push_back(&kNullValue);
+  for (auto& info : ex.funcTable) {
+    if (info.kind != FuncInfo::VMFunc) continue;
+    if (info.startInstr < 0 || info.endInstr > count || info.startInstr > info.endInstr || info.registerFileSize > kMax)
+      return Error(fmt::format("function {}: malformed bytecode (instructions {}..{} of {}, {} registers)", info.name, info.startInstr, info.endInstr,
+                               count, info.registerFileSize));
+    int64_t regs = std::max(info.registerFileSize, info.numArgs);
+    auto bad = [&](int64_t pc, const std::string& what) {
+      return Error(fmt::format("function {}, instruction {}: malformed bytecode ({})", info.name, pc - info.startInstr, what));
+    };
+    // A register operand: its index, -1 for %void and %vm (reads give null, writes are dropped).
+    auto regOf = [&](int64_t r, int32_t& out) {
+      if (r >= kBeginSpecialReg) out = -1;
+      else if (r >= 0 && r < regs) out = int32_t(r);
+      else return false;
+      return true;
+    };
+    for (int64_t pc = info.startInstr; pc < info.endInstr; ++pc) {
+      Instruction in = ex.instruction(pc);
+      Op& op = code_[size_t(pc)];
+      switch (in.op) {
+        case Opcode::Ret:
+          op.step = Step::Ret;
+          if (!regOf(in.result, op.reg)) return bad(pc, fmt::format("register {} out of range", in.result));
+          break;
+        case Opcode::Goto:
+        case Opcode::If: {
+          int64_t offset = in.op == Opcode::Goto ? in.pcOffset : in.falseOffset;
+          if (pc + offset < info.startInstr || pc + offset >= info.endInstr) return bad(pc, fmt::format("jump by {} leaves the function", offset));
+          op.step = in.op == Opcode::Goto ? Step::Goto : Step::If;
+          op.target = int32_t(offset);
+          if (in.op == Opcode::If && (!regOf(in.cond, op.reg) || op.reg < 0)) return bad(pc, fmt::format("register {} out of range", in.cond));
+          break;
+        }
+        case Opcode::Call: {
+          if (in.funcIdx < 0 || in.funcIdx >= int64_t(pool_.size())) return bad(pc, fmt::format("function index {} out of range", in.funcIdx));
+          if (in.numArgs < 0 || in.numArgs > kMax) return bad(pc, fmt::format("{} arguments", in.numArgs));
+          const Callee& c = pool_[size_t(in.funcIdx)];
+          const std::string& name = ex.funcTable[size_t(in.funcIdx)].name;
+          op.step = c.kernel ? (c.kernel->compiled() ? Step::CompiledKernel : Step::Kernel)
+                    : c.packed && name == "vm.builtin.alloc_tensor" ? Step::AllocTensor
+                    // null_value ignores its arguments; kill_object is lowered to it.
+                    : c.packed && name == "vm.builtin.null_value" ? Step::Null
+                                                                  : Step::Call;
+          op.numArgs = int32_t(in.numArgs);
+          op.target = int32_t(in.funcIdx);
+          if (!regOf(in.dst, op.reg)) return bad(pc, fmt::format("register {} out of range", in.dst));
+          op.firstArg = uint32_t(args_.size());
+          for (int64_t k = 0; k < in.numArgs; ++k) {
+            Arg a = in.args[k];
+            const Value* fixed = nullptr;
+            switch (a.kind()) {
+              case Arg::Register: {
+                int32_t r = -1;
+                if (!regOf(a.value(), r)) return bad(pc, fmt::format("register {} out of range", a.value()));
+                if (r < 0) fixed = &kNullValue;
+                else args_.push_back(r);
+                break;
+              }
+              case Arg::Immediate: fixed = &immediates_.emplace_back(Value::ofInt(a.value())); break;
+              case Arg::ConstIdx:
+                if (a.value() < 0 || a.value() >= int64_t(ex.constants.size())) return bad(pc, fmt::format("constant {} out of range", a.value()));
+                fixed = &ex.constants[size_t(a.value())];
+                break;
+              case Arg::FuncIdx:
+                if (a.value() < 0 || a.value() >= int64_t(pool_.size())) return bad(pc, fmt::format("function index {} out of range", a.value()));
+                fixed = &immediates_.emplace_back(Value::ofFunc(a.value()));
+                break;
+            }
+            if (fixed) {
+              if (fixed_.size() > size_t(kMax)) return bad(pc, "too many constant arguments");
+              args_.push_back(~int32_t(fixed_.size()));
+              fixed_.push_back(fixed);
+            }
+          }
+          if (args_.size() > size_t(UINT32_MAX)) return bad(pc, "too many arguments");
+          maxCallArgs_ = std::max(maxCallArgs_, in.numArgs);
+          break;
+        }
+      }
+    }
+    // Straight-line code must not run past the function's end into the next one.
+    Step last = info.endInstr > info.startInstr ? code_[size_t(info.endInstr - 1)].step : Step::Call;
+    if (last != Step::Ret && last != Step::Goto) return bad(info.endInstr, "the function does not end with ret");
+  }
+  return okStatus();
+}
+
+// Free when nothing but the record and its idle views holds the block.
+bool VirtualMachine::storageFree(const StorageBlock& s) const {
+  if (s.block->useCount() != uint32_t(1 + s.numViews)) return false;
+  for (int k = 0; k < s.numViews; ++k)
+    if (s.views[k]->useCount() != 1) return false;
   return true;
 }
 
-NDArrayRef VirtualMachine::allocateStorage(int64_t bytes) {
-  auto& blocks = storagePool_[bytes];
-  for (auto& b : blocks)
-    if (storageFree(b)) return b;
-  NDArrayRef block = NDArray::uninitialized(DataType(DataType::UInt, 8), {bytes});
-  if (!block) throwVMError(fmt::format("cannot allocate a storage block of {} bytes", bytes));
-  blocks.push_back(block);
-  return block;
+Value VirtualMachine::allocateStorage(int64_t bytes) {
+  auto& blocks = storageBySize_[bytes];
+  size_t index = storage_.size();
+  for (size_t b : blocks)
+    if (storageFree(storage_[b])) {
+      index = b;
+      break;
+    }
+  if (index == storage_.size()) {
+    NDArrayRef block = NDArray::uninitialized(DataType(DataType::UInt, 8), {bytes});
+    if (!block) throwVMError(fmt::format("cannot allocate a storage block of {} bytes", bytes));
+    storage_.emplace_back().block = std::move(block);
+    blocks.push_back(index);
+  }
+  Value v = Value::ofStorage(storage_[index].block);
+  v.i = int64_t(index);
+  return v;
 }
 
 void VirtualMachine::print(const std::string& text) const {
@@ -157,33 +250,53 @@ Value VirtualMachine::callValue(const Value& callee, const Value* args, int64_t 
   throwVMError(fmt::format("cannot call {}", callee.describe()));
 }
 
-// alloc_tensor(storage, offset, shape, dtype[, scope]) at instruction `pc`: the cached view when it is
-// idle and describes the same tensor (validated when it was made), else the builtin's new view.
-Value VirtualMachine::allocTensorAt(int64_t pc, const Callee& c, const Value* const* args, int64_t n) {
-  NDArrayRef& cached = viewCache_[size_t(pc)];
-  if (cached && cached->useCount() == 1 && n >= 4) {
-    const Value &storage = *args[0], &offset = *args[1], &shape = *args[2], &dtype = *args[3];
-    const NDArray& view = *cached;
-    bool same = storage.kind == Value::Storage && offset.kind == Value::Int && shape.kind == Value::Shape && dtype.kind == Value::DType &&
-                view.owner().get() == storage.array.get() && view.data() == static_cast<const char*>(storage.array->data()) + offset.i &&
-                view.dtype == dtype.dt && int64_t(view.shape.size()) == shape.shapeSize();
+// For alloc_tensor(storage, offset, shape, dtype[, scope]): an idle view of the pooled block that
+// describes the same tensor (validated when it was made), else null.
+inline const NDArrayRef* VirtualMachine::idleView(const Value* const* args, int64_t n) const {
+  if (n < 4) return nullptr;
+  const Value &storage = *args[0], &offset = *args[1], &shape = *args[2], &dtype = *args[3];
+  if (storage.kind != Value::Storage || uint64_t(storage.i) >= storage_.size() || offset.kind != Value::Int || shape.kind != Value::Shape ||
+      dtype.kind != Value::DType)
+    return nullptr;
+  const StorageBlock& rec = storage_[size_t(storage.i)];
+  if (rec.block.get() != storage.array.get()) return nullptr;
+  const char* data = static_cast<const char*>(rec.block->data()) + offset.i;
+  size_t ndim = size_t(shape.shapeSize());
+  const int64_t* dims = shape.shapeData();
+  for (int k = 0; k < rec.numViews; ++k) {
+    const NDArray& view = *rec.views[k];
+    bool same = view.useCount() == 1 && view.data() == data && view.dtype == dtype.dt && view.shape.size() == ndim;
     // A plain loop: std::equal becomes a memcmp call, costly for the usual one to four dims.
-    for (size_t d = 0; same && d < view.shape.size(); ++d) same = view.shape[d] == shape.shapeData()[d];
-    if (same) return Value::ofTensor(cached);
+    for (size_t d = 0; same && d < ndim; ++d) same = view.shape[d] == dims[d];
+    if (same) return &rec.views[k];
   }
+  return nullptr;
+}
+
+// alloc_tensor when no idle view fits: the builtin's new view, kept for reuse in a free slot of its
+// block's record, else in place of an idle view (when all are in use it is not kept).
+Value VirtualMachine::allocTensor(const Callee& c, const Value* const* args, int64_t n) {
   std::vector<Value> copies(static_cast<size_t>(n));
   for (int64_t k = 0; k < n; ++k) copies[size_t(k)] = *args[k];
   Value made = (*c.packed)(*this, copies.data(), n);
-  if (made.kind == Value::Tensor && made.array->owner()) {
-    cached = made.array;
-    auto& sites = viewSites_[made.array->owner().get()];
-    if (std::find(sites.begin(), sites.end(), pc) == sites.end()) sites.push_back(pc);
-  }
+  const Value& storage = copies[0];
+  if (made.kind != Value::Tensor || storage.kind != Value::Storage || uint64_t(storage.i) >= storage_.size()) return made;
+  StorageBlock& rec = storage_[size_t(storage.i)];
+  if (rec.block.get() != storage.array.get() || made.array->owner().get() != rec.block.get()) return made;
+  int slot = rec.numViews < kViewsPerBlock ? rec.numViews++ : -1;
+  for (int k = 0; slot < 0 && k < rec.numViews; ++k)
+    if (rec.views[k]->useCount() == 1) slot = k;
+  if (slot >= 0) rec.views[slot] = made.array;
   return made;
 }
 
 namespace {
-const Value kNullValue;  // what %vm and %void read as
+// Makes `v` null (what kill_object does), releasing what it held.
+inline void clear(Value& v) {
+  v.kind = Value::Null;
+  if (v.array) v.array = nullptr;
+  if (v.obj) v.obj = nullptr;
+}
 
 struct DepthGuard {
   int64_t& depth;
@@ -201,47 +314,66 @@ Value VirtualMachine::runFrame(const FuncInfo& info, const Value* args, int64_t 
   const Executable& ex = *exec_;
   std::vector<Value> regs(size_t(std::max(info.registerFileSize, n)));
   for (int64_t k = 0; k < n; ++k) regs[size_t(k)] = args[k];
-  std::vector<Value> callArgs, scratch(static_cast<size_t>(maxCallArgs_));
+  Value* reg = regs.data();
+  std::vector<Value> callArgs;
   std::vector<const Value*> argRefs(static_cast<size_t>(maxCallArgs_));
+  // Arguments as pointers to registers and fixed values: kernels and alloc_tensor read them in
+  // place, packed functions get copies. No reference count moves on the hot path.
+  auto gather = [&](const Op& op) {
+    const StepArg* a = &args_[op.firstArg];
+    for (int32_t k = 0; k < op.numArgs; ++k) argRefs[size_t(k)] = a[k] >= 0 ? &reg[a[k]] : fixed_[size_t(~a[k])];
+    return argRefs.data();
+  };
   int64_t pc = info.startInstr;
   try {
     for (;;) {
-      const Instruction& in = code_[size_t(pc)];
-      switch (in.op) {
-        case Opcode::Call: {
-          // Arguments as pointers to registers and constants (immediates and function references
-          // made in `scratch`): kernels and alloc_tensor read them in place, packed functions get
-          // copies. No reference count moves on the hot path.
-          size_t count = size_t(in.numArgs);
-          for (size_t k = 0; k < count; ++k) {
-            Arg a = in.args[k];
-            switch (a.kind()) {
-              case Arg::Register: argRefs[k] = a.value() >= kBeginSpecialReg ? &kNullValue : &regs[size_t(a.value())]; break;
-              case Arg::Immediate: scratch[k] = Value::ofInt(a.value()), argRefs[k] = &scratch[k]; break;
-              case Arg::ConstIdx: argRefs[k] = &ex.constants[size_t(a.value())]; break;
-              case Arg::FuncIdx: scratch[k] = Value::ofFunc(a.value()), argRefs[k] = &scratch[k]; break;
-            }
-          }
-          const Callee& callee = pool_[size_t(in.funcIdx)];
-          Value result;
-          if (callee.kernel) {
-            result = callee.kernel->call(argRefs.data(), in.numArgs);
-          } else if (callee.isAllocTensor) {
-            result = allocTensorAt(pc, callee, argRefs.data(), in.numArgs);
-          } else {
-            callArgs.resize(count);
-            for (size_t k = 0; k < count; ++k) callArgs[k] = *argRefs[k];
-            result = callFunction(in.funcIdx, callArgs.data(), in.numArgs);
-          }
-          if (in.dst < kBeginSpecialReg) regs[size_t(in.dst)] = std::move(result);
+      const Op& op = code_[size_t(pc)];
+      switch (op.step) {
+        case Step::CompiledKernel:
+          pool_[size_t(op.target)].kernel->runCompiled(gather(op), op.numArgs);
+          if (op.reg >= 0) clear(reg[op.reg]);
+          ++pc;
+          break;
+        case Step::Kernel: {
+          Value result = pool_[size_t(op.target)].kernel->call(gather(op), op.numArgs);
+          if (op.reg >= 0) reg[op.reg] = std::move(result);
           ++pc;
           break;
         }
-        case Opcode::Ret: return in.result >= kBeginSpecialReg ? Value() : regs[size_t(in.result)];
-        case Opcode::Goto: pc += in.pcOffset; break;
-        case Opcode::If: {
-          const Value& c = regs[size_t(in.cond)];
-          pc += (c.kind == Value::Int && c.i != 0) ? 1 : in.falseOffset;
+        case Step::AllocTensor: {
+          const Value* const* a = gather(op);
+          if (const NDArrayRef* view = idleView(a, op.numArgs)) {
+            if (op.reg >= 0) {
+              Value& out = reg[op.reg];
+              clear(out);
+              out.kind = Value::Tensor;
+              out.array = *view;
+            }
+          } else {
+            Value result = allocTensor(pool_[size_t(op.target)], a, op.numArgs);
+            if (op.reg >= 0) reg[op.reg] = std::move(result);
+          }
+          ++pc;
+          break;
+        }
+        case Step::Null:
+          if (op.reg >= 0) clear(reg[op.reg]);
+          ++pc;
+          break;
+        case Step::Call: {
+          const Value* const* refs = gather(op);
+          callArgs.resize(size_t(op.numArgs));
+          for (size_t k = 0; k < size_t(op.numArgs); ++k) callArgs[k] = *refs[k];
+          Value result = callFunction(op.target, callArgs.data(), op.numArgs);
+          if (op.reg >= 0) reg[op.reg] = std::move(result);
+          ++pc;
+          break;
+        }
+        case Step::Ret: return op.reg < 0 ? Value() : reg[op.reg];
+        case Step::Goto: pc += op.target; break;
+        case Step::If: {
+          const Value& c = reg[op.reg];
+          pc += (c.kind == Value::Int && c.i != 0) ? 1 : op.target;
           break;
         }
       }

@@ -1,6 +1,7 @@
 // The bytecode interpreter: loads an Executable (resolving packed entries to builtins, registered
 // C++ functions or kernels), then runs functions over a register file per frame.
 #pragma once
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -40,10 +41,10 @@ class VirtualMachine {
   Result<Value> invoke(const std::string& func, std::vector<Value> args);
   const Executable& executable() const { return *exec_; }
   bool hasFunction(const std::string& name) const;
-  // A storage block of `bytes` bytes (uninitialized): a pooled block no value uses any more when
+  // A storage value of `bytes` bytes (uninitialized): a pooled block no value uses any more when
   // there is one of that size, as TVM's pooled allocator does, else a new one. Throws VMError when
   // the memory cannot be allocated.
-  NDArrayRef allocateStorage(int64_t bytes);
+  Value allocateStorage(int64_t bytes);
   // Where R.print writes (the shell captures it).
   void print(const std::string& text) const;
 
@@ -56,23 +57,48 @@ class VirtualMachine {
     const PackedFn* packed = nullptr;
     std::unique_ptr<Kernel> kernel;
     bool isVMFunc = false;
-    bool isAllocTensor = false;  // vm.builtin.alloc_tensor: served from the call site's view cache
   };
+  // Instructions as the interpreter runs them, prepared once at load and checked there (registers
+  // inside the function's register file, jumps inside the function): a Call is specialised by its
+  // callee (kernel, alloc_tensor, null_value/kill_object, anything else), and its arguments need no
+  // decoding: an argument is a register index or the index of the value it reads.
+  enum class Step : uint8_t { Call, CompiledKernel, Kernel, AllocTensor, Null, Ret, Goto, If };
+  struct Op {
+    Step step = Step::Call;
+    int32_t numArgs = 0;
+    int32_t target = 0;     // the Call steps: function-table index; Goto and If: the pc offset
+    int32_t reg = -1;       // the Call steps: destination; Ret: result; If: condition (-1: %void, %vm)
+    uint32_t firstArg = 0;  // the Call steps: index of the first argument in args_
+  };
+  // An argument: a register (>= 0), else ~index into fixed_ (a constant, an immediate or null).
+  using StepArg = int32_t;
+  // A pooled storage block and the tensor views of it the VM made: a view no value holds any more
+  // (the record is its only owner) is handed out again by an alloc_tensor asking for the same
+  // offset, shape and dtype, from any call site, so a run allocates nothing per op and its views
+  // stay few and in cache. A block whose only other holders are such idle views counts as free.
+  static constexpr int kViewsPerBlock = 4;
+  struct StorageBlock {
+    NDArrayRef block;
+    NDArrayRef views[kViewsPerBlock];
+    int numViews = 0;
+  };
+  Status prepareCode();
   Value runFrame(const FuncInfo& info, const Value* args, int64_t n);
-  Value allocTensorAt(int64_t pc, const Callee& c, const Value* const* args, int64_t n);
-  bool storageFree(const NDArrayRef& block);
+  const NDArrayRef* idleView(const Value* const* args, int64_t n) const;
+  Value allocTensor(const Callee& c, const Value* const* args, int64_t n);
+  bool storageFree(const StorageBlock& s) const;
 
   std::shared_ptr<const Executable> exec_;
-  std::vector<Instruction> code_;  // exec_'s instructions, decoded once
-  int64_t maxCallArgs_ = 0;        // the most arguments any Call passes
+  std::vector<Op> code_;              // exec_'s instructions, prepared once (same indices)
+  std::vector<StepArg> args_;         // the Call steps' arguments
+  std::vector<const Value*> fixed_;   // what non-register arguments read
+  std::deque<Value> immediates_;      // the values of immediate and function-index arguments
+  int64_t maxCallArgs_ = 0;           // the most arguments any Call passes
   VMOptions options_;
   std::vector<Callee> pool_;
-  std::unordered_map<int64_t, std::vector<NDArrayRef>> storagePool_;  // by size
-  // The tensor view each alloc_tensor call site made last: when no value holds it any more and the
-  // call asks for the same storage, offset, shape and dtype, it is handed out again (no allocation
-  // per op). A storage block whose only other holders are such idle views counts as free.
-  std::vector<NDArrayRef> viewCache_;                                  // by instruction index
-  std::unordered_map<const NDArray*, std::vector<int64_t>> viewSites_;  // block -> call sites caching a view of it
+  // Storage values carry their block's index here in Value::i (checked against the block pointer).
+  std::vector<StorageBlock> storage_;
+  std::unordered_map<int64_t, std::vector<size_t>> storageBySize_;  // bytes -> indices into storage_
   int64_t depth_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "runtime/llvm/codegen.h"
+#include "runtime/llvm/thread_pool.h"
 
 namespace rlx::codegen {
 
@@ -147,6 +148,13 @@ int64_t workOf(const Stmt& s) {
 }  // namespace
 
 void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
+  // A loop of constant size with too little work for threads runs inline, as rlx_parallel_for would
+  // run it, without the context, the call and the chunk function (the cost of a small kernel).
+  if (auto c = asIntImm(f.extent)) {
+    int64_t perIteration = workOf(f.body), total = 0;
+    bool small = perIteration > 0 && !__builtin_mul_overflow(c->value, perIteration, &total) && total < kMinParallelWork;
+    if (c->value <= 1 || small) return emitLoop(f, lo, b.getInt64(0), extent);
+  }
   // 1. The values the body uses: variables in scope (each lane), buffer views, the loop's start.
   Uses uses;
   uses.stmt(f.body);

@@ -16,9 +16,6 @@ namespace rlx {
 
 namespace {
 
-// Below this much work (elements touched, roughly) a loop is not worth waking threads for.
-constexpr int64_t kMinParallelWork = 1 << 15;
-
 // How long a worker polls for the next loop before it sleeps, and the caller for claimed pieces
 // before it sleeps (pause instructions, roughly 50-100 us): a model runs its kernels back to back,
 // and a futex wake-up costs more than a small kernel.

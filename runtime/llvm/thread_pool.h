@@ -12,6 +12,10 @@ int32_t rlx_parallel_for(RlxChunkFn chunk, void* ctx, int64_t extent, int64_t wo
 }
 
 namespace rlx {
+// Below this much work (elements touched, roughly) a loop is not worth waking threads for: such a
+// loop runs on the calling thread, and the code generator emits one of constant size as a plain loop.
+constexpr int64_t kMinParallelWork = 1 << 15;
+
 // How many threads run a parallel loop (RLX_NUM_THREADS, else the hardware threads).
 int parallelThreads();
 }  // namespace rlx
