@@ -134,7 +134,15 @@ Stmt schedule(const Stmt& s) {
       if (Stmt gemm = lowerMatmulNest(s)) return gemm;
       Stmt nest = reductionOutward(s);
       auto& f = static_cast<const For&>(*nest);
-      if (f.loopKind != For::Serial || !parallelSafe(f.body, f.loopVar.get())) return nest;
+      if (f.loopKind != For::Serial) return nest;
+      // A loop of one iteration (a batch of 1) would give all the work to one thread: the loop
+      // inside it is the one to run in parallel.
+      auto* unit = asIntImm(f.extent);
+      if (unit && unit->value == 1 && f.body && f.body->kind() == NodeKind::For) {
+        Stmt inner = schedule(f.body);
+        return inner.get() == f.body.get() ? nest : Stmt(copyFor(f, inner, For::Serial));
+      }
+      if (!parallelSafe(f.body, f.loopVar.get())) return nest;
       return copyFor(f, f.body, For::Parallel);
     }
     case NodeKind::BlockRealize: {

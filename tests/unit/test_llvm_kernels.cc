@@ -524,3 +524,19 @@ TEST_CASE("llvm schedule: element-wise stages fold into their readers", "[llvm]"
     CHECK(agree(f, stagedArgs()) == "");
   }
 }
+
+TEST_CASE("llvm schedule: a batch-of-one outer loop runs its inner loop in parallel", "[llvm]") {
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def batch1(x: T.Buffer((T.int64(1), T.int64(512), T.int64(256)), "float32"), y: T.Buffer((T.int64(1), T.int64(512), T.int64(256)), "float32")):
+    for b, i, j in T.grid(T.int64(1), T.int64(512), T.int64(256)):
+        with T.block("scale"):
+            vb, vi, vj = T.axis.remap("SSS", [b, i, j])
+            y[vb, vi, vj] = x[vb, vi, vj] * T.float32(3.0)
+)");
+  auto ir = emitLLVM(f, "batch1");
+  REQUIRE(ir.ok());
+  // The chunk function's work is the inner loops: 512 pieces, not the unit batch loop's one piece.
+  CHECK(contains(*ir, "_chunk, ptr nonnull %parallel_ctx"));
+  CHECK(contains(*ir, ", i64 512, i64 256)"));
+  CHECK(agree(f, {filled(DataType::float32(), {1, 512, 256}, 7), zeros({1, 512, 256})}) == "");
+}
