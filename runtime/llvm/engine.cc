@@ -1,5 +1,5 @@
 // The host JIT: one ORC LLJIT per process targeting the host CPU (getHostCPUName + host features),
-// the CPU schedule, the new pass manager's O3 pipeline without fast-math, and --emit=llvm/asm text.
+// the CPU schedule, the new pass manager's O2 pipeline without fast-math, and --emit=llvm/asm text.
 #include "runtime/llvm/engine.h"
 
 #include <mutex>
@@ -23,6 +23,7 @@
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/thread_pool.h"
 #include "runtime/llvm/vector_math.h"
+#include "runtime/llvm/workspace.h"
 
 namespace rlx::codegen {
 
@@ -56,7 +57,7 @@ Host& host() {
       return r;
     }
     r.jit = std::move(*jit);
-    // Kernels call libm, libmvec (vectorized math loops) and calloc/free from this process.
+    // Kernels call libm and libmvec (vectorized math loops) from this process.
     loadVectorMathLibrary();
     auto symbols = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(r.jit->getDataLayout().getGlobalPrefix());
     if (!symbols) {
@@ -64,10 +65,12 @@ Host& host() {
       return r;
     }
     r.jit->getMainJITDylib().addGenerator(std::move(*symbols));
-    // ... and the thread pool's entry point, which an executable does not export.
+    // ... and the runtime's entry points (thread pool, GEMM, workspace), which an executable does not export.
     llvm::orc::SymbolMap runtime;
     runtime[r.jit->mangleAndIntern("rlx_parallel_for")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_parallel_for), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
     runtime[r.jit->mangleAndIntern("rlx_sgemm")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_sgemm), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    runtime[r.jit->mangleAndIntern("rlx_workspace_alloc")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_workspace_alloc), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    runtime[r.jit->mangleAndIntern("rlx_workspace_free")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_workspace_free), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
     if (auto e = r.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) r.error = toError(std::move(e), "cannot define the JIT's runtime symbols");
     return r;
   }();
@@ -101,7 +104,10 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+  // O2, not O3: on the GPT-2 block O3 made the transposes, softmax and the attention epilogue 3-10x
+  // larger (full unrolling at the doubled threshold, non-trivial unswitching) and doubled the
+  // compile time of a first run, for no measurable gain in run time (bench/README.md).
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(m, mam);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The host JIT behind runtime/llvm: builds a PrimFunc into an LLVM module optimized at O3 for the
+// The host JIT behind runtime/llvm: builds a PrimFunc into an LLVM module optimized at O2 for the
 // host CPU, and adds modules to the process's ORC LLJIT. Internal (includes LLVM headers).
 #pragma once
 #include <memory>
@@ -24,10 +24,10 @@ struct BuiltModule {
 // Schedules `func` for the CPU, generates it as `symbol` and verifies the module (not optimized).
 // Reads and builds IR, whose reference counts are not atomic: one thread at a time.
 Result<BuiltModule> buildModule(const PrimFuncRef& func, const std::string& symbol);
-// buildModule, then the O3 pipeline for the host.
+// buildModule, then the O2 pipeline for the host.
 Result<BuiltModule> buildOptimized(const PrimFuncRef& func, const std::string& symbol);
 
-// O3 for the host, then machine code: the bytes of an ELF object. Touches only the module's own
+// O2 for the host, then machine code: the bytes of an ELF object. Touches only the module's own
 // LLVM context and a target machine of its own, so threads may compile different modules at once.
 Result<std::string> compileToObject(BuiltModule& built);
 

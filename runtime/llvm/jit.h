@@ -1,4 +1,4 @@
-// Compiles TIR PrimFuncs to host machine code (LLVM O3 for the host CPU, ORC JIT) as RlxKernelFns,
+// Compiles TIR PrimFuncs to host machine code (LLVM O2 for the host CPU, ORC JIT) as RlxKernelFns,
 // once per process per structurally-equal PrimFunc. No LLVM header is visible from here.
 #pragma once
 #include <cstdint>
