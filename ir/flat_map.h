@@ -11,7 +11,8 @@ namespace rlx {
 
 // Linear probing over a power-of-two table; erase leaves a tombstone. Keys and values must be
 // default-constructible and movable. Lookups never allocate; iteration order is unspecified, so
-// nothing iterated from here may reach printed output.
+// nothing iterated from here may reach printed output. A full slot's state byte holds 7 bits of
+// the key's hash, so a probe compares keys (strings: a memcmp and a cache miss) only on a match.
 template <typename K, typename V, typename Hash = std::hash<K>>
 class FlatMap {
  public:
@@ -27,9 +28,11 @@ class FlatMap {
   V* find(const K& key) {
     if (slots_.empty()) return nullptr;
     size_t mask = slots_.size() - 1;
-    for (size_t i = index(key); ; i = (i + 1) & mask) {
+    uint64_t m = mix(key);
+    uint8_t tag = tagOf(m);
+    for (size_t i = indexOf(m); ; i = (i + 1) & mask) {
       if (state_[i] == kEmpty) return nullptr;
-      if (state_[i] == kFull && slots_[i].first == key) return &slots_[i].second;
+      if (state_[i] == tag && slots_[i].first == key) return &slots_[i].second;
     }
   }
   const V* find(const K& key) const { return const_cast<FlatMap*>(this)->find(key); }
@@ -42,9 +45,11 @@ class FlatMap {
     else if ((used_ + 1) * 4 > slots_.size() * 3) rehash((size_ + 1) * 2 > slots_.size() ? slots_.size() * 2 : slots_.size());
     size_t mask = slots_.size() - 1;
     size_t grave = SIZE_MAX;
-    for (size_t i = index(key); ; i = (i + 1) & mask) {
-      if (state_[i] == kFull) {
-        if (slots_[i].first == key) {
+    uint64_t m = mix(key);
+    uint8_t tag = tagOf(m);
+    for (size_t i = indexOf(m); ; i = (i + 1) & mask) {
+      if (state_[i] >= kFull) {
+        if (state_[i] == tag && slots_[i].first == key) {
           inserted = false;
           return slots_[i].second;
         }
@@ -53,7 +58,7 @@ class FlatMap {
       } else {
         size_t at = grave != SIZE_MAX ? grave : i;
         if (at == i) ++used_;
-        state_[at] = kFull;
+        state_[at] = tag;
         slots_[at].first = key;
         ++size_;
         inserted = true;
@@ -69,9 +74,11 @@ class FlatMap {
   bool erase(const K& key) {
     if (slots_.empty()) return false;
     size_t mask = slots_.size() - 1;
-    for (size_t i = index(key); ; i = (i + 1) & mask) {
+    uint64_t m = mix(key);
+    uint8_t tag = tagOf(m);
+    for (size_t i = indexOf(m); ; i = (i + 1) & mask) {
       if (state_[i] == kEmpty) return false;
-      if (state_[i] == kFull && slots_[i].first == key) {
+      if (state_[i] == tag && slots_[i].first == key) {
         state_[i] = kTomb;
         slots_[i] = {};
         --size_;
@@ -87,16 +94,17 @@ class FlatMap {
   }
 
  private:
-  enum : uint8_t { kEmpty, kFull, kTomb };
+  enum : uint8_t { kEmpty = 0, kTomb = 1, kFull = 0x80 };  // full slots: kFull | 7 hash bits
   std::vector<std::pair<K, V>> slots_;
   std::vector<uint8_t> state_;
   size_t size_ = 0;  // full slots
   size_t used_ = 0;  // full or tombstone slots
 
-  size_t index(const K& key) const {
-    // Fibonacci hashing spreads pointer keys (aligned, so their low bits are zero).
-    return size_t((uint64_t(Hash()(key)) * 0x9E3779B97F4A7C15ull) >> 20) & (slots_.size() - 1);
-  }
+  // Fibonacci hashing spreads pointer keys (aligned, so their low bits are zero); the slot comes
+  // from the middle bits, the tag from the top ones.
+  static uint64_t mix(const K& key) { return uint64_t(Hash()(key)) * 0x9E3779B97F4A7C15ull; }
+  size_t indexOf(uint64_t m) const { return size_t(m >> 20) & (slots_.size() - 1); }
+  static uint8_t tagOf(uint64_t m) { return uint8_t(kFull | (m >> 57)); }
   void rehash(size_t cap) {
     std::vector<std::pair<K, V>> old = std::move(slots_);
     std::vector<uint8_t> oldState = std::move(state_);
@@ -104,7 +112,7 @@ class FlatMap {
     state_.assign(cap, kEmpty);
     size_ = used_ = 0;
     for (size_t i = 0; i < old.size(); ++i)
-      if (oldState[i] == kFull) {
+      if (oldState[i] >= kFull) {
         bool inserted;
         emplace(old[i].first, inserted) = std::move(old[i].second);
       }

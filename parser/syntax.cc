@@ -5,6 +5,8 @@
 #include "parser/line_parser.h"
 
 #include <algorithm>
+#include <array>
+#include <string_view>
 
 namespace rlx::syntax {
 namespace {
@@ -13,6 +15,15 @@ struct LogicalLine {
   uint32_t offset = 0, length = 0;
   uint32_t indent = 0;
 };
+
+// The bytes splitLines passes over without a look: all but comment, string, bracket, backslash
+// and newline characters.
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> t{};
+  t.fill(true);
+  for (char c : std::string_view("#\"'([{)]}\\\n")) t[static_cast<unsigned char>(c)] = false;
+  return t;
+}();
 
 // Returns the logical lines; unterminated strings/brackets are reported at their opening.
 std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, DiagnosticEngine& diag, int maxDepth) {
@@ -37,6 +48,9 @@ std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, Diag
     brackets.clear();
     bool bad = false;
     while (i < n) {
+      // Most bytes are none of the characters handled below: skip them in a tight loop.
+      while (i < n && kPlain[static_cast<unsigned char>(text[i])]) ++i;
+      if (i >= n) break;
       char c = text[i];
       if (c == '#') {
         while (i < n && text[i] != '\n') ++i;
