@@ -66,7 +66,8 @@ class Codegen {
   // Variables in scope: one value per lane (scalars have one, used for every lane).
   std::unordered_map<const PrimVar*, std::vector<llvm::Value*>> vars;
   std::unordered_map<const Buffer*, BufferBinding> buffers;
-  std::vector<llvm::Value*> heapBuffers;  // calloc'ed storage live at the insertion point
+  std::vector<llvm::Value*> heapBuffers;  // workspace blocks live at the insertion point
+  void freeHeapBuffers(size_t from = 0);   // emits the release of heapBuffers[from..], newest first
 
   // expr.cc
   TV emit(const PrimExpr& e, int lane = 0);

@@ -23,6 +23,7 @@
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/thread_pool.h"
 #include "runtime/llvm/vector_math.h"
+#include "runtime/llvm/workspace.h"
 
 namespace rlx::codegen {
 
@@ -56,7 +57,7 @@ Host& host() {
       return r;
     }
     r.jit = std::move(*jit);
-    // Kernels call libm, libmvec (vectorized math loops) and calloc/free from this process.
+    // Kernels call libm and libmvec (vectorized math loops) from this process.
     loadVectorMathLibrary();
     auto symbols = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(r.jit->getDataLayout().getGlobalPrefix());
     if (!symbols) {
@@ -64,10 +65,12 @@ Host& host() {
       return r;
     }
     r.jit->getMainJITDylib().addGenerator(std::move(*symbols));
-    // ... and the thread pool's entry point, which an executable does not export.
+    // ... and the runtime's entry points (thread pool, GEMM, workspace), which an executable does not export.
     llvm::orc::SymbolMap runtime;
     runtime[r.jit->mangleAndIntern("rlx_parallel_for")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_parallel_for), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
     runtime[r.jit->mangleAndIntern("rlx_sgemm")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_sgemm), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    runtime[r.jit->mangleAndIntern("rlx_workspace_alloc")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_workspace_alloc), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    runtime[r.jit->mangleAndIntern("rlx_workspace_free")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_workspace_free), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
     if (auto e = r.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) r.error = toError(std::move(e), "cannot define the JIT's runtime symbols");
     return r;
   }();

@@ -49,8 +49,7 @@ void Codegen::check(llvm::Value* ok, const std::string& message) {
   llvm::MDBuilder md(ctx);
   b.CreateCondBr(ok, cont, failBlock, md.createBranchWeights(1 << 20, 1));
   b.SetInsertPoint(failBlock);
-  llvm::FunctionCallee freeFn = mod.getOrInsertFunction("free", b.getVoidTy(), b.getPtrTy());
-  for (llvm::Value* p : heapBuffers) b.CreateCall(freeFn, {p});
+  freeHeapBuffers();
   b.CreateRet(b.getInt32(int32_t(messages.size())));
   b.SetInsertPoint(cont);
 }

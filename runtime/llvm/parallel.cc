@@ -240,8 +240,7 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
   auto* ok = llvm::BasicBlock::Create(ctx, "parallel_ok", caller);
   b.CreateCondBr(b.CreateICmpEQ(code, b.getInt32(0)), ok, failed);
   b.SetInsertPoint(failed);
-  llvm::FunctionCallee freeFn = mod.getOrInsertFunction("free", b.getVoidTy(), b.getPtrTy());
-  for (llvm::Value* p : heapBuffers) b.CreateCall(freeFn, {p});
+  freeHeapBuffers();
   b.CreateRet(code);
   b.SetInsertPoint(ok);
 }

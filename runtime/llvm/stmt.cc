@@ -188,11 +188,8 @@ void Codegen::execBlock(const TirBlock& blk, const std::vector<TV>& iterValues) 
     }
   }
   exec(blk.body);
-  llvm::FunctionCallee freeFn = mod.getOrInsertFunction("free", b.getVoidTy(), b.getPtrTy());
-  while (heapBuffers.size() > heapMark) {
-    b.CreateCall(freeFn, {heapBuffers.back()});
-    heapBuffers.pop_back();
-  }
+  freeHeapBuffers(heapMark);
+  heapBuffers.resize(heapMark);
   for (auto it = hidden.rbegin(); it != hidden.rend(); ++it) {
     if (it->second) buffers[it->first] = std::move(*it->second);
     else buffers.erase(it->first);
@@ -239,13 +236,19 @@ void Codegen::allocate(const BufferRef& buf) {
     b.CreateMemSet(slot, b.getInt8(0), b.getInt64(uint64_t(n)), llvm::MaybeAlign(64));
     view.base = slot;
   } else {
-    llvm::FunctionCallee calloc = mod.getOrInsertFunction("calloc", b.getPtrTy(), i64(), i64());
-    llvm::Value* p = b.CreateCall(calloc, {b.CreateSelect(empty, b.getInt64(1), elems), b.getInt64(uint64_t(elemBytes))}, buf->name);
+    // Zeroed like the interpreter's, from the thread's recycled workspace (workspace.cc).
+    llvm::FunctionCallee alloc = mod.getOrInsertFunction("rlx_workspace_alloc", b.getPtrTy(), i64());
+    llvm::Value* p = b.CreateCall(alloc, {b.CreateSelect(empty, b.getInt64(1), bytes)}, buf->name);
     check(b.CreateIsNotNull(p), "out of memory allocating buffer '" + buf->name + "'");
     heapBuffers.push_back(p);
     view.base = p;
   }
   buffers[buf.get()] = std::move(view);
+}
+
+void Codegen::freeHeapBuffers(size_t from) {
+  llvm::FunctionCallee release = mod.getOrInsertFunction("rlx_workspace_free", b.getVoidTy(), b.getPtrTy());
+  for (size_t i = heapBuffers.size(); i-- > from;) b.CreateCall(release, {heapBuffers[i]});
 }
 
 void Codegen::matchRegion(const BufferRef& buf, const BufferRegion& source) {
