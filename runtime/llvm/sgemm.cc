@@ -19,6 +19,8 @@ namespace {
 // (not loads) bound the loop. A KC x NR micro-panel of B (16 KB) stays in the 32 KB L1 while the
 // MC / MR tiles of a block reuse it; MC x KC of A (72 KB) stays in L2.
 constexpr int64_t kMR = 6, kNR = 32, kKC = 384, kMC = 96, kNC = 2048;
+// Up to this many floats (16 MB) of A are packed once per call rather than once per column unit.
+constexpr int64_t kMaxPackedA = int64_t(4) << 20;
 
 struct OffsetTables {
   std::vector<int64_t> mA, mC, nB, nC, kA, kB;
@@ -48,6 +50,10 @@ struct Gemm {
   bool packB = true;      // else the micro-kernel reads B's rows in place
   bool splitRows = false;  // threads take row blocks instead of column slivers
   bool gemv = false;       // one row: threads take blocks of kGW columns (gemvAvx512)
+  // A packed whole before the threads start (null: each block packs its own A). Column units would
+  // otherwise each pack all of A again: k-block pc's micro-panels start at packedA + pc * mPadded.
+  const float* packedA = nullptr;
+  int64_t mPadded = 0;
   // Work units (column or row blocks of `unit` slivers / micro-rows) that threads take in turn: on a
   // shared machine a descheduled thread then holds up one unit, not half of the GEMM.
   int64_t unit = 1, units = 0;
@@ -122,15 +128,19 @@ void packA(const Gemm& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float*
 void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp, int64_t width = kNR) {
   int64_t slivers = (nc + width - 1) / width;
   if (g.nBUnit) {
-    // Row by row across all slivers: each row of B is read once, front to back. Sliver by sliver,
-    // every row would start on another page (TLB misses and no prefetch for wide weights).
-    for (int64_t k = 0; k < kc; ++k) {
-      const float* row = g.b + g.kB[size_t(p0 + k)] + g.nB[size_t(j0)];
+    // A few rows at a time across all slivers: each row of B is read front to back (sliver by sliver,
+    // every row would start on another page), and each sliver receives a contiguous run of rows
+    // (row by row, every 128-byte write would land on another page).
+    constexpr int64_t kRows = 16;
+    for (int64_t k0 = 0; k0 < kc; k0 += kRows) {
+      int64_t k1 = std::min(kc, k0 + kRows);
       for (int64_t s = 0; s < slivers; ++s) {
         int64_t w = std::min(width, nc - s * width);
-        float* dst = bp + (s * kc + k) * width;
-        std::memcpy(dst, row + s * width, size_t(w) * sizeof(float));
-        if (w < width) std::memset(dst + w, 0, size_t(width - w) * sizeof(float));
+        for (int64_t k = k0; k < k1; ++k) {
+          float* dst = bp + (s * kc + k) * width;
+          std::memcpy(dst, g.b + g.kB[size_t(p0 + k)] + g.nB[size_t(j0)] + s * width, size_t(w) * sizeof(float));
+          if (w < width) std::memset(dst + w, 0, size_t(width - w) * sizeof(float));
+        }
       }
     }
     return;
@@ -278,7 +288,7 @@ constexpr MicroFn kMicro[kMR + 1] = {nullptr, micro<1>, micro<2>, micro<3>, micr
 
 // Rows [i0, i1) x columns [j0, j1) of C, on one thread.
 void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
-  float* ap = scratch(0, size_t(kMC * kKC));
+  float* ap = g.packedA ? nullptr : scratch(0, size_t(kMC * kKC));
   float* bp = g.packB ? scratch(1, size_t(kKC * kNC)) : nullptr;
   float* rows[kMR];
   for (int64_t jc = j0; jc < j1; jc += kNC) {
@@ -288,7 +298,9 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) 
       if (g.packB) packB(g, pc, kc, jc, nc, bp);
       for (int64_t ic = i0; ic < i1; ic += kMC) {
         int64_t mc = std::min(kMC, i1 - ic);
-        packA(g, ic, mc, pc, kc, ap);
+        const float* as = ap;
+        if (g.packedA) as = g.packedA + pc * g.mPadded + ic * kc;
+        else packA(g, ic, mc, pc, kc, ap);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           int64_t nr = std::min(kNR, nc - jr), j = jc + jr;
           const float* bs = g.packB ? bp + jr * kc : g.b + g.kB[size_t(pc)] + g.nB[size_t(j)];
@@ -297,7 +309,7 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) 
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             int64_t mr = std::min(kMR, mc - ir);
             for (int64_t r = 0; r < mr; ++r) rows[r] = g.c + g.mC[size_t(ic + ir + r)] + (g.cUnit ? g.nC[size_t(j)] : 0);
-            kMicro[mr](kc, ap + ir * kc, bs, ldb, bm0, bm1, rows, g.cUnit ? nullptr : g.nC.data() + j, nr, pc > 0);
+            kMicro[mr](kc, as + ir * kc, bs, ldb, bm0, bm1, rows, g.cUnit ? nullptr : g.nC.data() + j, nr, pc > 0);
           }
         }
       }
@@ -373,5 +385,12 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   g.unit = std::clamp<int64_t>(std::max(blocks / (4 * threads), least), 1, g.splitRows ? kMC / kMR : kNC / kNR);
   g.units = (blocks + g.unit - 1) / g.unit;
   int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
+  g.mPadded = (g.m + kMR - 1) / kMR * kMR;
+  if (!g.splitRows && g.units > 1 && hasAvx512() && g.mPadded * g.k <= kMaxPackedA) {
+    // The caller's scratch slot 0 (its blocks then read the shared copy too).
+    float* whole = scratch(0, size_t(g.mPadded * g.k));
+    for (int64_t pc = 0; pc < g.k; pc += kKC) packA(g, 0, g.m, pc, std::min(kKC, g.k - pc), whole + pc * g.mPadded);
+    g.packedA = whole;
+  }
   return rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), work);
 }
