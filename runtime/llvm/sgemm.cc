@@ -19,6 +19,8 @@ namespace {
 // (not loads) bound the loop. A KC x NR micro-panel of B (16 KB) stays in the 32 KB L1 while the
 // MC / MR tiles of a block reuse it; MC x KC of A (72 KB) stays in L2.
 constexpr int64_t kMR = 6, kNR = 32, kKC = 384, kMC = 96, kNC = 2048;
+// The GEMV path (m = 1): kGV accumulators of 16 lanes cover a block of kGW columns.
+constexpr int64_t kGV = 8, kGW = 16 * kGV;
 // Up to this many floats (16 MB) of A are packed once per call rather than once per column unit.
 constexpr int64_t kMaxPackedA = int64_t(4) << 20;
 
@@ -161,10 +163,22 @@ void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float*
       }
       continue;
     }
+    // Runs of consecutive source columns (an implicit-GEMM convolution's row of output pixels) are
+    // copied whole; mostly scattered columns are gathered one by one.
+    int64_t runStart[kGW + 1];
+    int64_t runs = 0;
+    for (int64_t c = 0; c < w; ++c)
+      if (c == 0 || nb[c] != nb[c - 1] + 1) runStart[runs++] = c;
+    runStart[runs] = w;
+    bool copyRuns = runs * 4 <= w;
     for (int64_t k = 0; k < kc; ++k) {
       const float* row = g.b + g.kB[size_t(p0 + k)];
       float* dst = bp + k * width;
-      for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[c]];
+      if (copyRuns) {
+        for (int64_t r = 0; r < runs; ++r) std::memcpy(dst + runStart[r], row + nb[runStart[r]], size_t(runStart[r + 1] - runStart[r]) * sizeof(float));
+      } else {
+        for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[c]];
+      }
       for (int64_t c = w; c < width; ++c) dst[c] = 0;
     }
   }
@@ -231,8 +245,7 @@ __attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, c
 // M = 1 (a vector times a matrix: batch-1 inference). The micro-kernel would keep two accumulators,
 // each FMA waiting for the previous one; here a block of kGW columns keeps kGV independent
 // accumulators while k runs, over B's rows in place or its packed panels. Same sums as the tiles:
-// each element from 0, in k's order, fused.
-constexpr int64_t kGV = 8, kGW = 16 * kGV;
+// each element from 0, in k's order, fused. (kGV, kGW: at the top.)
 
 // acc[v] += sum over k of a[ka[k]] * b[k * step + 16 * v], lanes outside mask[v] ignored. Named
 // locals, not the arrays: GCC keeps arrays of vectors in memory, storing every sum each k step.
