@@ -180,9 +180,14 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
   }
   captured.push_back(lo.v);
 
-  // 2. The range function: (captured..., begin, end) -> code, with noalias buffer pointers.
+  // 2. The range function: (passed..., begin, end) -> code, with noalias buffer pointers. Constants
+  // among the captured values (static shapes and strides, mostly) stay constants in it, so that its
+  // loops keep known trip counts and strides; only run-time values travel through the context.
+  std::vector<llvm::Value*> passed;
+  for (auto* v : captured)
+    if (!llvm::isa<llvm::Constant>(v)) passed.push_back(v);
   std::vector<llvm::Type*> types;
-  for (auto* v : captured) types.push_back(v->getType());
+  for (auto* v : passed) types.push_back(v->getType());
   types.push_back(i64());
   types.push_back(i64());
   llvm::Function* caller = b.GetInsertBlock()->getParent();
@@ -195,23 +200,28 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
   llvm::BasicBlock* callerBlock = b.GetInsertBlock();
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", range));
   unsigned arg = 0;
+  size_t next = 0;
+  auto value = [&]() -> llvm::Value* {
+    llvm::Value* v = captured[next++];
+    return llvm::isa<llvm::Constant>(v) ? v : range->getArg(arg++);
+  };
   vars.clear();
   for (auto& [v, lanes] : capturedVars) {
     std::vector<llvm::Value*> values;
-    for (size_t l = 0; l < lanes; ++l) values.push_back(range->getArg(arg++));
+    for (size_t l = 0; l < lanes; ++l) values.push_back(value());
     vars[v] = std::move(values);
   }
   buffers.clear();
   for (const Buffer* buf : capturedBuffers) {
     size_t rank = savedBuffers[buf].shape.size();
-    if (noAlias()) range->addParamAttr(arg, llvm::Attribute::NoAlias);
-    BufferBinding view{range->getArg(arg++), {}, {}, nullptr};
-    for (size_t k = 0; k < rank; ++k) view.shape.push_back(range->getArg(arg++));
-    for (size_t k = 0; k < rank; ++k) view.strides.push_back(range->getArg(arg++));
-    view.offset = range->getArg(arg++);
+    if (noAlias() && !llvm::isa<llvm::Constant>(captured[next])) range->addParamAttr(arg, llvm::Attribute::NoAlias);
+    BufferBinding view{value(), {}, {}, nullptr};
+    for (size_t k = 0; k < rank; ++k) view.shape.push_back(value());
+    for (size_t k = 0; k < rank; ++k) view.strides.push_back(value());
+    view.offset = value();
     buffers[buf] = std::move(view);
   }
-  TV rangeLo{range->getArg(arg++), lo.t};
+  TV rangeLo{value(), lo.t};
   llvm::Value* begin = range->getArg(arg++);
   llvm::Value* end = range->getArg(arg++);
   emitLoop(f, rangeLo, begin, end);
@@ -221,7 +231,7 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
   auto* chunk = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), i64(), i64()}, false), llvm::Function::InternalLinkage, name + "_chunk", mod);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", chunk));
   std::vector<llvm::Value*> unpacked;
-  for (size_t i = 0; i < captured.size(); ++i) unpacked.push_back(b.CreateLoad(types[i], b.CreateConstInBoundsGEP1_64(i64(), chunk->getArg(0), i)));
+  for (size_t i = 0; i < passed.size(); ++i) unpacked.push_back(b.CreateLoad(types[i], b.CreateConstInBoundsGEP1_64(i64(), chunk->getArg(0), i)));
   unpacked.push_back(chunk->getArg(1));
   unpacked.push_back(chunk->getArg(2));
   b.CreateRet(b.CreateCall(range, unpacked));
@@ -232,8 +242,8 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
   heapBuffers = std::move(savedHeap);
   b.SetInsertPoint(callerBlock);
   llvm::IRBuilder<> entry(&caller->getEntryBlock(), caller->getEntryBlock().begin());
-  auto* slots = entry.CreateAlloca(i64(), b.getInt64(std::max<size_t>(captured.size(), 1)), "parallel_ctx");
-  for (size_t i = 0; i < captured.size(); ++i) b.CreateStore(captured[i], b.CreateConstInBoundsGEP1_64(i64(), slots, i));
+  auto* slots = entry.CreateAlloca(i64(), b.getInt64(std::max<size_t>(passed.size(), 1)), "parallel_ctx");
+  for (size_t i = 0; i < passed.size(); ++i) b.CreateStore(passed[i], b.CreateConstInBoundsGEP1_64(i64(), slots, i));
   llvm::FunctionCallee parallelFor = mod.getOrInsertFunction("rlx_parallel_for", b.getInt32Ty(), b.getPtrTy(), b.getPtrTy(), i64(), i64());
   llvm::Value* code = b.CreateCall(parallelFor, {chunk, slots, extent, b.getInt64(uint64_t(std::max<int64_t>(workOf(f.body), 0)))});
   auto* failed = llvm::BasicBlock::Create(ctx, "parallel_failed", caller);

@@ -538,5 +538,12 @@ def batch1(x: T.Buffer((T.int64(1), T.int64(512), T.int64(256)), "float32"), y: 
   // The chunk function's work is the inner loops: 512 pieces, not the unit batch loop's one piece.
   CHECK(contains(*ir, "_chunk, ptr nonnull %parallel_ctx"));
   CHECK(contains(*ir, ", i64 512, i64 256)"));
+  // Static shapes and strides stay constants in the chunk: the context carries only the two buffer
+  // pointers and the unit loop's index (it had every dim and stride of both buffers).
+  auto at = ir->find("%parallel_ctx");
+  REQUIRE(at != std::string::npos);
+  auto slots = ir->find("alloca [", at);
+  REQUIRE(slots != std::string::npos);
+  CHECK(std::stoi(ir->substr(slots + 8)) <= 3);
   CHECK(agree(f, {filled(DataType::float32(), {1, 512, 256}, 7), zeros({1, 512, 256})}) == "");
 }
