@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "ir/prim_expr_map.h"
 #include "ir/tir.h"
 #include "passes/registry.h"
 
@@ -178,40 +179,8 @@ class Analyzer {
  private:
   void visitExpr(const PrimExpr& e) {
     if (!e) return;
-    switch (e->kind()) {
-      case NodeKind::BufferLoad: {
-        auto l = e.as<BufferLoad>();
-        loads_.push_back(l);
-        for (auto& i : l->indices) visitExpr(i);
-        return;
-      }
-      case NodeKind::Not: visitExpr(static_cast<const PrimNot&>(*e).a); return;
-      case NodeKind::Cast: visitExpr(static_cast<const Cast&>(*e).value); return;
-      case NodeKind::Select: {
-        auto& s = static_cast<const Select&>(*e);
-        visitExpr(s.cond), visitExpr(s.trueValue), visitExpr(s.falseValue);
-        return;
-      }
-      case NodeKind::PrimCall:
-        for (auto& a : static_cast<const PrimCall&>(*e).args) visitExpr(a);
-        return;
-      case NodeKind::PrimLet: {
-        auto& l = static_cast<const PrimLet&>(*e);
-        visitExpr(l.value), visitExpr(l.body);
-        return;
-      }
-      case NodeKind::Ramp: {
-        auto& r = static_cast<const Ramp&>(*e);
-        visitExpr(r.base), visitExpr(r.stride);
-        return;
-      }
-      case NodeKind::Broadcast: visitExpr(static_cast<const Broadcast&>(*e).value); return;
-      default:
-        if (PrimBinary::classOf(e->kind())) {
-          visitExpr(static_cast<const PrimBinary&>(*e).a);
-          visitExpr(static_cast<const PrimBinary&>(*e).b);
-        }
-    }
+    if (e->kind() == NodeKind::BufferLoad) loads_.push_back(e.as<BufferLoad>());
+    forEachOperand(e, [&](const PrimExpr& x) { visitExpr(x); });
   }
 
   void visitStmt(const Stmt& s) {

@@ -2,6 +2,7 @@
 // of the values in scope it uses (passed in a context of 8-byte slots), run by rlx_parallel_for.
 #include <unordered_set>
 
+#include "ir/prim_expr_map.h"
 #include "runtime/llvm/codegen.h"
 #include "runtime/llvm/thread_pool.h"
 
@@ -31,38 +32,9 @@ struct Uses {
   }
   void expr(const PrimExpr& e) {
     if (!e) return;
-    switch (e->kind()) {
-      case NodeKind::PrimVar: return var(static_cast<const PrimVar*>(e.get()));
-      case NodeKind::Not: return expr(static_cast<const PrimNot&>(*e).a);
-      case NodeKind::Select: {
-        auto& s = static_cast<const Select&>(*e);
-        expr(s.cond), expr(s.trueValue), expr(s.falseValue);
-        return;
-      }
-      case NodeKind::Cast: return expr(static_cast<const Cast&>(*e).value);
-      case NodeKind::PrimCall: return exprs(static_cast<const PrimCall&>(*e).args);
-      case NodeKind::BufferLoad: {
-        auto& l = static_cast<const BufferLoad&>(*e);
-        buffer(*l.buffer);
-        return exprs(l.indices);
-      }
-      case NodeKind::PrimLet: {
-        auto& l = static_cast<const PrimLet&>(*e);
-        expr(l.value), expr(l.body);
-        return;
-      }
-      case NodeKind::Ramp: {
-        auto& r = static_cast<const Ramp&>(*e);
-        expr(r.base), expr(r.stride);
-        return;
-      }
-      case NodeKind::Broadcast: return expr(static_cast<const Broadcast&>(*e).value);
-      default: break;
-    }
-    if (PrimBinary::classOf(e->kind())) {
-      auto& b = static_cast<const PrimBinary&>(*e);
-      expr(b.a), expr(b.b);
-    }
+    if (e->kind() == NodeKind::PrimVar) return var(static_cast<const PrimVar*>(e.get()));
+    if (e->kind() == NodeKind::BufferLoad) buffer(*static_cast<const BufferLoad&>(*e).buffer);
+    forEachOperand(e, [&](const PrimExpr& x) { expr(x); });
   }
   void stmt(const Stmt& s) {
     if (!s) return;

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "ir/prim_expr_map.h"
 #include "runtime/llvm/schedule_gemm.h"
 #include "runtime/llvm/schedule_inline.h"
 #include "runtime/llvm/tir_copy.h"
@@ -12,45 +13,12 @@ namespace rlx {
 
 namespace {
 
-bool mentions(const PrimExpr& e, const PrimVar* v);
-
-bool anyMentions(const std::vector<PrimExpr>& es, const PrimVar* v) {
-  for (auto& e : es)
-    if (mentions(e, v)) return true;
-  return false;
-}
-
 bool mentions(const PrimExpr& e, const PrimVar* v) {
   if (!e) return false;
-  switch (e->kind()) {
-    case NodeKind::PrimVar: return e.get() == v;
-    case NodeKind::IntImm:
-    case NodeKind::FloatImm:
-    case NodeKind::TirStringImm: return false;
-    case NodeKind::Not: return mentions(static_cast<const PrimNot&>(*e).a, v);
-    case NodeKind::Select: {
-      auto& s = static_cast<const Select&>(*e);
-      return mentions(s.cond, v) || mentions(s.trueValue, v) || mentions(s.falseValue, v);
-    }
-    case NodeKind::Cast: return mentions(static_cast<const Cast&>(*e).value, v);
-    case NodeKind::PrimCall: return anyMentions(static_cast<const PrimCall&>(*e).args, v);
-    case NodeKind::BufferLoad: return anyMentions(static_cast<const BufferLoad&>(*e).indices, v);
-    case NodeKind::PrimLet: {
-      auto& l = static_cast<const PrimLet&>(*e);
-      return mentions(l.value, v) || mentions(l.body, v);
-    }
-    case NodeKind::Ramp: {
-      auto& r = static_cast<const Ramp&>(*e);
-      return mentions(r.base, v) || mentions(r.stride, v);
-    }
-    case NodeKind::Broadcast: return mentions(static_cast<const Broadcast&>(*e).value, v);
-    default: break;
-  }
-  if (PrimBinary::classOf(e->kind())) {
-    auto& b = static_cast<const PrimBinary&>(*e);
-    return mentions(b.a, v) || mentions(b.b, v);
-  }
-  return true;  // unknown: assume it does
+  if (e.get() == v) return true;
+  bool found = false;
+  forEachOperand(e, [&](const PrimExpr& x) { found = found || mentions(x, v); });
+  return found;
 }
 
 // Whether running the iterations of the loop over `v` concurrently keeps `s`'s meaning.
