@@ -16,9 +16,12 @@
 namespace {
 
 // MR x NR = 6 x 32: 12 zmm accumulators, 2 zmm of B and a broadcast of A per k, so that the FMAs
-// (not loads) bound the loop. A KC x NR micro-panel of B (16 KB) stays in the 32 KB L1 while the
-// MC / MR tiles of a block reuse it; MC x KC of A (72 KB) stays in L2.
-constexpr int64_t kMR = 6, kNR = 32, kKC = 384, kMC = 96, kNC = 2048;
+// (not loads) bound the loop. A KC x NR micro-panel of B (96 KB) and the MC x KC block of A (288 KB)
+// stay in the 1 MB L2 while the MC / MR tiles of a block reuse the panel. KC = 768 (not 384) covers
+// a transformer's K = 768 in one pass, so C's tiles are not stored and reloaded between k blocks
+// (CPU time per run at 1 thread: 128x768x2304 6.1 -> 5.3 ms, 64x784x512 0.62 -> 0.56 ms; 1024^3 and
+// K = 3072 the same within noise).
+constexpr int64_t kMR = 6, kNR = 32, kKC = 768, kMC = 96, kNC = 2048;
 // The GEMV path (m = 1): kGV accumulators of 16 lanes cover a block of kGW columns.
 constexpr int64_t kGV = 8, kGW = 16 * kGV;
 // Up to this many floats (16 MB) of A are packed once per call rather than once per column unit.
