@@ -102,6 +102,14 @@ PrimExpr mapOperands(const PrimExpr& e, const std::function<PrimExpr(const PrimE
   }
 }
 
+bool mentions(const PrimExpr& e, const PrimVar* v) {
+  if (!e) return false;
+  if (e.get() == v) return true;
+  bool found = false;
+  forEachOperand(e, [&](const PrimExpr& x) { found = found || mentions(x, v); });
+  return found;
+}
+
 int64_t treeSize(const PrimExpr& e, int64_t limit) {
   int64_t n = 0;
   std::function<void(const PrimExpr&)> count = [&](const PrimExpr& x) {

@@ -14,6 +14,9 @@ void forEachOperand(const PrimExpr& e, const std::function<void(const PrimExpr&)
 // Not simplified: callers that want canonical arithmetic call simplify() on the result.
 PrimExpr mapOperands(const PrimExpr& e, const std::function<PrimExpr(const PrimExpr&)>& f);
 
+// Whether `v` occurs anywhere in `e` (load indices and call arguments included).
+bool mentions(const PrimExpr& e, const PrimVar* v);
+
 // The number of nodes of `e` counted as a tree (a shared subexpression counts at every use, as
 // code generation emits it).
 int64_t treeSize(const PrimExpr& e, int64_t limit);

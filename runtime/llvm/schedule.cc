@@ -13,14 +13,6 @@ namespace rlx {
 
 namespace {
 
-bool mentions(const PrimExpr& e, const PrimVar* v) {
-  if (!e) return false;
-  if (e.get() == v) return true;
-  bool found = false;
-  forEachOperand(e, [&](const PrimExpr& x) { found = found || mentions(x, v); });
-  return found;
-}
-
 // Whether running the iterations of the loop over `v` concurrently keeps `s`'s meaning.
 bool parallelSafe(const Stmt& s, const PrimVar* v) {
   if (!s) return true;

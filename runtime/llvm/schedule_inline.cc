@@ -60,13 +60,7 @@ struct Usage {
   static bool broadcast(const BufferLoad& l, const TirBlock& b) {
     for (auto& iv : b.iterVars) {
       if (iv.kind != IterVar::DataPar) continue;
-      bool used = false;
-      for (auto& i : l.indices) {
-        Usage u;
-        u.expr(i, nullptr);
-        used |= u.vars.count(iv.var.get()) > 0;
-      }
-      if (!used) return true;
+      if (std::none_of(l.indices.begin(), l.indices.end(), [&](const PrimExpr& i) { return mentions(i, iv.var.get()); })) return true;
     }
     return false;
   }
@@ -341,7 +335,7 @@ bool foldStage(std::vector<Stmt>& seq, size_t p, std::vector<BufferRef>& allocs)
     Usage own;
     own.expr(value, nullptr);
     for (auto* v : stage->loopVars)
-      if (own.vars.count(v)) return false;  // the value must depend on the block's iter vars only
+      if (mentions(value, v)) return false;  // the value must depend on the block's iter vars only
     for (auto& [buf, n] : own.loads)
       if (buf == t || after.stored.count(buf) || after.opaque(buf)) return false;
     int64_t size = treeSize(value, kMaxInlinedSize);
