@@ -67,10 +67,13 @@ Host& host() {
     r.jit->getMainJITDylib().addGenerator(std::move(*symbols));
     // ... and the runtime's entry points (thread pool, GEMM, workspace), which an executable does not export.
     llvm::orc::SymbolMap runtime;
-    runtime[r.jit->mangleAndIntern("rlx_parallel_for")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_parallel_for), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
-    runtime[r.jit->mangleAndIntern("rlx_sgemm")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_sgemm), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
-    runtime[r.jit->mangleAndIntern("rlx_workspace_alloc")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_workspace_alloc), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
-    runtime[r.jit->mangleAndIntern("rlx_workspace_free")] = {llvm::orc::ExecutorAddr::fromPtr(&rlx_workspace_free), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    auto exportFn = [&](const char* name, auto* fn) {
+      runtime[r.jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    };
+    exportFn("rlx_parallel_for", &rlx_parallel_for);
+    exportFn("rlx_sgemm", &rlx_sgemm);
+    exportFn("rlx_workspace_alloc", &rlx_workspace_alloc);
+    exportFn("rlx_workspace_free", &rlx_workspace_free);
     if (auto e = r.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) r.error = toError(std::move(e), "cannot define the JIT's runtime symbols");
     return r;
   }();
