@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <new>
@@ -73,6 +74,7 @@ Result<std::unique_ptr<VirtualMachine>> VirtualMachine::load(std::shared_ptr<con
   }
   vm->exec_ = std::move(exec);
   RLX_TRY_STATUS(vm->prepareCode());
+  vm->resetProfile();
   return vm;
 }
 
@@ -305,6 +307,11 @@ struct DepthGuard {
 }  // namespace
 
 Value VirtualMachine::runFrame(const FuncInfo& info, const Value* args, int64_t n) {
+  return options_.profile ? runFrame<true>(info, args, n) : runFrame<false>(info, args, n);
+}
+
+template <bool kProfile>
+Value VirtualMachine::runFrame(const FuncInfo& info, const Value* args, int64_t n) {
   if (n != info.numArgs) throwVMError(fmt::format("function {} takes {} arguments but was called with {}", info.name, info.numArgs, n));
   if (++depth_ > options_.maxCallDepth) {
     --depth_;
@@ -328,6 +335,8 @@ Value VirtualMachine::runFrame(const FuncInfo& info, const Value* args, int64_t 
   try {
     for (;;) {
       const Op& op = code_[size_t(pc)];
+      std::chrono::steady_clock::time_point start;
+      if constexpr (kProfile) start = std::chrono::steady_clock::now();
       switch (op.step) {
         case Step::CompiledKernel:
           pool_[size_t(op.target)].kernel->runCompiled(gather(op), op.numArgs);
@@ -377,6 +386,13 @@ Value VirtualMachine::runFrame(const FuncInfo& info, const Value* args, int64_t 
           break;
         }
       }
+      // Kernels and builtins only: a call to another VM function is profiled by its own steps.
+      if constexpr (kProfile)
+        if (op.step != Step::Goto && op.step != Step::If && !pool_[size_t(op.target)].isVMFunc) {
+          CallProfile& p = profile_[size_t(op.target)];
+          ++p.calls;
+          p.ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+        }
     }
   } catch (VMError& e) {
     if (e.where.empty()) {
@@ -387,5 +403,15 @@ Value VirtualMachine::runFrame(const FuncInfo& info, const Value* args, int64_t 
     throw;
   }
 }
+
+std::vector<ProfileEntry> VirtualMachine::profile() const {
+  std::vector<ProfileEntry> out;
+  for (size_t i = 0; i < profile_.size(); ++i)
+    if (profile_[i].calls > 0) out.push_back({exec_->funcTable[i].name, profile_[i].calls, double(profile_[i].ns) / 1e6});
+  std::stable_sort(out.begin(), out.end(), [](const ProfileEntry& a, const ProfileEntry& b) { return a.ms > b.ms; });
+  return out;
+}
+
+void VirtualMachine::resetProfile() { profile_.assign(pool_.size(), CallProfile{}); }
 
 }  // namespace rlx::vm

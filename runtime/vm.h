@@ -28,6 +28,14 @@ struct VMOptions {
   bool interpretKernels = false;  // run kernels with the TIR interpreter even when a compiler is installed
   int64_t maxCallDepth = 10000;   // deeper recursion is an error, not a stack overflow
   std::function<void(const std::string&)> printSink;  // R.print output (null: stdout)
+  bool profile = false;  // time every kernel and builtin call (VirtualMachine::profile)
+};
+
+// What the calls of one kernel or builtin cost over the runs since load or resetProfile.
+struct ProfileEntry {
+  std::string name;
+  int64_t calls = 0;
+  double ms = 0;
 };
 
 class VirtualMachine {
@@ -51,6 +59,11 @@ class VirtualMachine {
   // Calls a function value (function-table index or closure) — invoke_closure and call_tir_dyn use it.
   Value callFunction(int64_t funcIdx, const Value* args, int64_t n);
   Value callValue(const Value& callee, const Value* args, int64_t n);
+
+  // With VMOptions::profile: the kernels and builtins called so far, most time first (a call
+  // to a VM function is not an entry: the calls it makes are).
+  std::vector<ProfileEntry> profile() const;
+  void resetProfile();
 
  private:
   struct Callee {
@@ -84,6 +97,8 @@ class VirtualMachine {
   };
   Status prepareCode();
   Value runFrame(const FuncInfo& info, const Value* args, int64_t n);
+  template <bool kProfile>
+  Value runFrame(const FuncInfo& info, const Value* args, int64_t n);
   const NDArrayRef* idleView(const Value* const* args, int64_t n) const;
   Value allocTensor(const Callee& c, const Value* const* args, int64_t n);
   bool storageFree(const StorageBlock& s) const;
@@ -100,6 +115,10 @@ class VirtualMachine {
   std::vector<StorageBlock> storage_;
   std::unordered_map<int64_t, std::vector<size_t>> storageBySize_;  // bytes -> indices into storage_
   int64_t depth_ = 0;
+  struct CallProfile {
+    int64_t calls = 0, ns = 0;
+  };
+  std::vector<CallProfile> profile_;  // per function-table index, with VMOptions::profile
 };
 
 }  // namespace rlx::vm

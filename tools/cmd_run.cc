@@ -12,6 +12,7 @@
 #include "runtime/kernel_code.h"
 #include "runtime/inputs.h"
 #include "runtime/npy.h"
+#include "runtime/profile_report.h"
 #include "runtime/runner.h"
 #include "tools/commands.h"
 
@@ -33,6 +34,8 @@ options:
                              preset, then the lowering with fusion; default O2), or a pass list
   --output-dir DIR           write the results as DIR/NAME.npy (a tuple: NAME_0.npy, ...)
   --time N                   run N times more and print the median and minimum time
+  --profile                  time every kernel and builtin call; print where the time went (over
+                             the --time runs when given, else over the one run)
   --sym-default N            value of symbolic dims no input binds (default 4)
   --seed N                   seed of the random inputs (default 0)
   --interpret                run kernels with the TIR interpreter instead of compiling them
@@ -105,6 +108,8 @@ int runRun(const std::vector<std::string>& args, bool color) {
       if (flag == "--time") timeRuns = int(std::min(n, 1000000LL));
       else if (flag == "--sym-default") symDefault = n;
       else seed = uint32_t(n);
+    } else if (a == "--profile") {
+      options.profile = true;
     } else if (a == "--interpret") {
       options.interpretKernels = true;
     } else if (isFlag(a, "--emit")) {
@@ -193,7 +198,9 @@ int runRun(const std::vector<std::string>& args, bool color) {
     std::fputs(text->c_str(), stdout);
     return 0;
   }
+  auto started = std::chrono::steady_clock::now();
   auto result = prepared->machine->invoke(func, callArgs);
+  double profiledMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   if (!result.ok()) return fail(result.error(), color);
 
   if (outputDir.empty()) {
@@ -207,6 +214,7 @@ int runRun(const std::vector<std::string>& args, bool color) {
     for (auto& w : written) std::printf("wrote %s\n", w.c_str());
   }
   if (timeRuns > 0) {
+    prepared->machine->resetProfile();  // the profile covers the timed runs, not the first one
     std::vector<double> ms;
     for (int r = 0; r < timeRuns; ++r) {
       auto t0 = std::chrono::steady_clock::now();
@@ -216,7 +224,10 @@ int runRun(const std::vector<std::string>& args, bool color) {
     }
     std::sort(ms.begin(), ms.end());
     std::fprintf(stderr, "time: median %.4f ms, min %.4f ms over %d runs\n", ms[ms.size() / 2], ms[0], timeRuns);
+    profiledMs = 0;
+    for (double m : ms) profiledMs += m;
   }
+  if (options.profile) std::fputs(formatProfile(prepared->machine->profile(), std::max(timeRuns, 1), profiledMs).c_str(), stderr);
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "parser/parser.h"
+#include "runtime/profile_report.h"
 #include "runtime/runner.h"
 #include "vm_test_util.h"
 
@@ -129,6 +130,44 @@ class Module:
   auto f = (*machine)->invoke("main", {vm::Value::ofInt(0)});
   REQUIRE(f.ok());
   CHECK(f->i == 4);
+}
+
+TEST_CASE("vm: the profile counts every kernel and builtin call, not calls of VM functions", "[vm]") {
+  auto mod = parse(R"(@I.ir_module
+class Module:
+    @R.function
+    def f(c: R.Prim("bool"), a: R.Tuple(R.Prim("int64"), R.Prim("int64"))) -> R.Prim("int64"):
+        if c:
+            r = a[0]
+        else:
+            r = a[1]
+        return r
+
+    @R.function
+    def main(c: R.Prim("bool")) -> R.Prim("int64"):
+        t = (R.prim_value(3), R.prim_value(4))
+        r = Module.f(c, t)
+        return r
+)");
+  auto exec = vm::compileModule(*mod);
+  REQUIRE(exec.ok());
+  vm::VMOptions options;
+  options.profile = true;
+  auto machine = vm::VirtualMachine::load(*exec, options);
+  REQUIRE(machine.ok());
+  for (int c : {1, 0, 1}) REQUIRE((*machine)->invoke("main", {vm::Value::ofInt(c)}).ok());
+  std::map<std::string, int64_t> calls;
+  for (const auto& e : (*machine)->profile()) {
+    calls[e.name] = e.calls;
+    CHECK(e.ms >= 0);
+  }
+  CHECK(calls == std::map<std::string, int64_t>{{"vm.builtin.make_tuple", 3}, {"vm.builtin.read_if_cond", 3}, {"vm.builtin.tuple_getitem", 3}, {"vm.builtin.copy", 3}});
+  std::string table = formatProfile((*machine)->profile(), 3, 1.5);
+  CHECK(table.rfind("profile over 3 runs: 0.5000 ms per run, ", 0) == 0);
+  CHECK(table.find("          1  vm.builtin.copy\n") != std::string::npos);
+  CHECK(table.find("(the VM between calls)") != std::string::npos);
+  (*machine)->resetProfile();
+  CHECK((*machine)->profile().empty());
 }
 
 TEST_CASE("vm: every corpus module's main runs lowered (build and O2) and matches the evaluator", "[vm][corpus]") {

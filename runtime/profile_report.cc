@@ -1,0 +1,22 @@
+// The table `rlx run --profile` prints: one line per kernel or builtin, most time first, then
+// what the VM itself (dispatch, argument checks) took between the calls.
+#include "runtime/profile_report.h"
+
+#include <fmt/format.h>
+
+namespace rlx {
+
+std::string formatProfile(const std::vector<vm::ProfileEntry>& entries, int runs, double wallMs) {
+  double perRun = runs > 0 ? 1.0 / runs : 0, inCalls = 0;
+  for (const auto& e : entries) inCalls += e.ms;
+  auto share = [&](double ms) { return wallMs > 0 ? 100 * ms / wallMs : 0.0; };
+  std::string out = fmt::format("profile over {} run{}: {:.4f} ms per run, {:.1f}% of it in {} kernels and builtins\n", runs, runs == 1 ? "" : "s",
+                                wallMs * perRun, share(inCalls), entries.size());
+  out += fmt::format("{:>10}  {:>6}  {:>9}  {}\n", "ms/run", "%", "calls/run", "name");
+  for (const auto& e : entries)
+    out += fmt::format("{:>10.4f}  {:>6.1f}  {:>9.4g}  {}\n", e.ms * perRun, share(e.ms), double(e.calls) * perRun, e.name);
+  out += fmt::format("{:>10.4f}  {:>6.1f}  {:>9}  {}\n", (wallMs - inCalls) * perRun, share(wallMs - inCalls), "", "(the VM between calls)");
+  return out;
+}
+
+}  // namespace rlx
