@@ -9,6 +9,7 @@
 #include "grammar/errors.hpp"
 #include "grammar/grammar.hpp"
 #include "parser/line_parser.h"
+#include "parser/line_span.h"
 
 namespace rlx::grammar {
 bool isReservedWord(std::string_view w) {
@@ -58,26 +59,14 @@ struct LineStack {
 
 struct State {
   ast::Arena& arena;
-  uint32_t file;
-  uint32_t baseOffset;
-  const char* lineBegin;
+  LineSpans spans;
   int maxDepth;
   LineStack<Expr*> stack;
   LineStack<size_t> frames;
   int depth = 0;
   LineResult result;
 
-  // Most nodes sit on the logical line's first physical line: their position is a subtraction.
-  Span first;              // span of the line's first byte
-  const char* firstNewline;  // end of the first physical line
-  Span span(const char* b, size_t n) const {
-    if (b < firstNewline && first.line) {
-      uint32_t col = first.col + uint32_t(b - lineBegin);
-      uint32_t room = uint32_t(firstNewline - b);
-      return Span{file, first.line, col, std::max<uint32_t>(1, std::min<uint32_t>(uint32_t(n), room))};
-    }
-    return sources::spanAt(file, baseOffset + uint32_t(b - lineBegin), uint32_t(n));
-  }
+  Span span(const char* b, size_t n) const { return spans.at(b, n); }
   Expr* node(Expr::Kind k, const char* b, size_t n) { return arena.expr(k, span(b, n)); }
   // Operator and separator markers never outlive the line: the arena recycles them per line.
   Expr* marker(const char* b, size_t n) { return arena.marker(span(b, n)); }
@@ -716,14 +705,11 @@ template <> struct Action<g::simple_stmt> : StmtLine<LineResult::Simple, ast::St
 
 }  // namespace
 
-Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offset, ast::Arena& arena, int maxDepth) {
+Result<LineResult> parseLineWithGrammar(std::string_view text, uint32_t file, uint32_t offset, ast::Arena& arena, int maxDepth) {
   // Each bracket level costs three depth-counted rules (test, not_test, factor).
   auto& scratch = arena.lineScratch();
-  State st{arena, file, offset, text.data(), 3 * maxDepth + 16, {scratch.stack}, {scratch.frames}, 0, {}, {}, nullptr, scratch.taken};
+  State st{arena, LineSpans(text, file, offset), 3 * maxDepth + 16, {scratch.stack}, {scratch.frames}, 0, {}, scratch.taken};
   arena.resetMarkers();
-  st.first = sources::spanAt(file, offset, 1);
-  size_t nl = text.find('\n');
-  st.firstNewline = text.data() + (nl == std::string_view::npos ? text.size() : nl);
   // Lazy tracking: positions are computed only for errors, not on every consumed byte.
   pegtl::memory_input<pegtl::tracking_mode::lazy> in(text.data(), text.size(), "");
   try {
@@ -741,6 +727,11 @@ Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offs
     return err;
   }
   return st.result;
+}
+
+Result<LineResult> parseLine(std::string_view text, uint32_t file, uint32_t offset, ast::Arena& arena, int maxDepth) {
+  if (auto common = parseCommonLine(text, file, offset, arena, maxDepth)) return *common;
+  return parseLineWithGrammar(text, file, offset, arena, maxDepth);
 }
 
 }  // namespace rlx::syntax

@@ -11,11 +11,6 @@
 namespace rlx::syntax {
 namespace {
 
-struct LogicalLine {
-  uint32_t offset = 0, length = 0;
-  uint32_t indent = 0;
-};
-
 // The bytes splitLines passes over without a look: all but comment, string, bracket, backslash
 // and newline characters.
 constexpr std::array<bool, 256> kPlain = [] {
@@ -24,6 +19,8 @@ constexpr std::array<bool, 256> kPlain = [] {
   for (char c : std::string_view("#\"'([{)]}\\\n")) t[static_cast<unsigned char>(c)] = false;
   return t;
 }();
+
+}  // namespace
 
 // Returns the logical lines; unterminated strings/brackets are reported at their opening.
 std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, DiagnosticEngine& diag, int maxDepth) {
@@ -117,6 +114,8 @@ std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, Diag
   }
   return lines;
 }
+
+namespace {
 
 // Nests logical lines into blocks. Statements are produced one at a time (nextStmt), so a deferred
 // body can be read lazily with exactly the checks and messages of an eager parse. Errors are kept
