@@ -127,10 +127,30 @@ std::string RelaxPrinter::callExpr(const Call& c) {
       if (fmt < c.args.size()) parts.push_back("format=" + expr(c.args[fmt]));
       return join(op->info->scriptName());
     }
-    args(0);
-    attrKwargs();
-    if (!c.sinfoArgs.empty()) parts.push_back(sinfoArgsKw(c.sinfoArgs));
-    return join(op->info->scriptName());
+    // Every other op: written straight into one string, as this runs for nearly every binding.
+    std::string out = op->info->scriptName();
+    out += '(';
+    const char* sep = "";
+    for (auto& a : c.args) {
+      out += sep;
+      appendExpr(out, a);
+      sep = ", ";
+    }
+    if (c.attrs) {
+      for (auto& [k, v] : c.attrs->fields) {
+        out += sep;
+        out += k;
+        out += '=';
+        out += attrValue(v);
+        sep = ", ";
+      }
+    }
+    if (!c.sinfoArgs.empty()) {
+      out += sep;
+      out += sinfoArgsKw(c.sinfoArgs);
+    }
+    out += ')';
+    return out;
   }
   if (auto ext = c.op.as<ExternFunc>()) {
     parts.push_back(quoteString(ext->symbol));
@@ -145,6 +165,16 @@ std::string RelaxPrinter::callExpr(const Call& c) {
   args(0);
   if (!c.sinfoArgs.empty()) parts.push_back(sinfoArgsKw(c.sinfoArgs));
   return join(expr(c.op));
+}
+
+void RelaxPrinter::appendExpr(std::string& out, const Expr& e) {
+  if (e->kind() == NodeKind::Var || e->kind() == NodeKind::DataflowVar) {  // the usual argument: no copy of its name
+    auto& v = static_cast<const Var&>(*e);
+    if (auto* name = ctx.names.find(&v)) out += *name;
+    else out += ctx.names.define(&v, v.name);
+    return;
+  }
+  out += expr(e);
 }
 
 std::string RelaxPrinter::expr(const Expr& e) {

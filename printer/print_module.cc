@@ -18,18 +18,19 @@ int functionPriority(const IRModule::Entry& e) {
 
 bool hasGlobalSymbol(const AttrsRef& attrs) { return attrs && attrs->find("global_symbol"); }
 
-// Trims trailing whitespace of the whole text and ends it with exactly one newline.
-std::string finish(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text + "\n";
-}
-
-std::string withHeader(const PrintContext& ctx, const std::string& body) {
-  std::string out;
+// The printed text: the header comments for the prefixes used, then the body, trailing whitespace
+// trimmed to exactly one newline. Done in place in the body's buffer: a large module's text is
+// megabytes, and each copy of it would be fresh pages to fault in.
+std::string finish(PrintContext& ctx) {
+  std::string header;
   auto lines = ctx.headerLines();
-  for (auto& l : lines) out += l + "\n";
-  if (!lines.empty()) out += "\n";
-  return out + body;
+  for (auto& l : lines) header += l + "\n";
+  if (!lines.empty()) header += "\n";
+  std::string text = std::move(ctx.out);
+  text.insert(0, header);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  text += '\n';
+  return text;
 }
 
 void printEntry(PrintContext& ctx, RelaxPrinter& rp, const IRModule::Entry& e) {
@@ -80,7 +81,7 @@ std::string printModule(const IRModuleRef& mod, const PrintOptions& opts) {
   for (auto* e : order) printEntry(ctx, rp, *e);
   if (ctx.out.size() == bodyStart && !(mod->attrs && !mod->attrs->fields.empty())) ctx.line("pass");  // an empty class body
   ctx.usedIR = true;
-  std::string text = finish(withHeader(ctx, ctx.out));
+  std::string text = finish(ctx);
   if (opts.metadataOut && !opts.metadataOut->empty())
     text += "\n# Metadata constants are stored in the .safetensors file next to this one.\n";
   return text;
@@ -99,7 +100,7 @@ std::string printFunction(const Expr& func, const std::string& name, const Print
   } else {
     return rp.expr(func) + "\n";
   }
-  return finish(withHeader(ctx, ctx.out));
+  return finish(ctx);
 }
 
 std::string printExpr(const Expr& e) {

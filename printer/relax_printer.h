@@ -32,6 +32,7 @@ class RelaxPrinter {
   void printFunction(const Function& f, const std::string& name, bool topLevel, bool isPrivate);
   std::string sinfo(const StructInfo& s);
   std::string expr(const Expr& e);
+  void appendExpr(std::string& out, const Expr& e);  // out += expr(e)
   std::string shapeDim(const PrimExpr& e);
   std::string attrValue(const Attr& a);
 
