@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <memory>
+#include <string_view>
+#include <unordered_map>
 
 #include "ir/op.h"
 #include "ir/ops/infer_util.h"
@@ -16,8 +17,9 @@ namespace {
 
 struct Registry {
   std::deque<OpInfo> ops;  // stable addresses
-  std::map<std::string, const OpInfo*, std::less<>> byName;
-  std::map<std::string, OpRef, std::less<>> refs;
+  // Hashed: the parser looks an op up for nearly every binding. Keys are the names in `ops`.
+  std::unordered_map<std::string_view, const OpInfo*> byName;
+  std::unordered_map<const OpInfo*, OpRef> refs;
   std::vector<const OpInfo*> sorted;
   std::vector<std::string> names;
   bool initialized = false;
@@ -56,7 +58,7 @@ void registerOp(OpInfo info) {
   Registry& r = registry();
   RLX_CHECK(!r.byName.count(info.name), "op registered twice: " + info.name);
   r.ops.push_back(std::move(info));
-  r.byName[r.ops.back().name] = &r.ops.back();
+  r.byName[std::string_view(r.ops.back().name)] = &r.ops.back();
 }
 
 const OpInfo* findOp(std::string_view name) {
@@ -75,10 +77,10 @@ OpRef opRef(std::string_view name) {
   const OpInfo* info = findOp(name);
   RLX_CHECK(info, "unknown op " + std::string(name));
   auto& refs = registry().refs;
-  auto it = refs.find(name);
+  auto it = refs.find(info);
   if (it != refs.end()) return it->second;
   OpRef ref = make<Op>(info);
-  refs.emplace(std::string(name), ref);
+  refs.emplace(info, ref);
   return ref;
 }
 

@@ -2,6 +2,7 @@
 // call_packed), registered ops through their schemas, struct-info annotations, function calls.
 #include <cmath>
 #include <functional>
+#include <unordered_set>
 
 #include "parser/line_parser.h"
 #include "parser/relax_builder.h"
@@ -418,12 +419,32 @@ Result<PyValue> RelaxBuilder::evalOpCall(const ast::Expr* e, const OpInfo& op) {
   return PyValue::ofExpr(call, e->span);
 }
 
+namespace {
+// The R.* callees evalCall handles by name; every other R.x is looked up as an op.
+bool isSpecialRCallee(std::string_view callee) {
+  static const std::unordered_set<std::string_view> names = {
+      "R.const", "R.call_packed", "R.shape", "R.prim_value", "R.str", "R.dtype", "R.tuple", "R.ExternFunc",
+      "R.Tensor", "R.Shape", "R.Tuple", "R.Object", "R.Prim", "R.Callable", "R.device", "R.cpu", "R.cuda",
+      "R.match_cast", "R.output", "R.func_attr", "R.dataflow"};
+  return names.count(callee) != 0;
+}
+}  // namespace
+
 Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
   std::string callee = e->a->dottedName();
   auto expr = [&](Result<Expr> r) -> Result<PyValue> {
     if (!r.ok()) return r.error();
     return PyValue::ofExpr(r.value(), e->span);
   };
+  auto opCall = [&]() -> Result<PyValue> {
+    std::string opName = "relax." + callee.substr(2);
+    if (const OpInfo* op = findOp(opName)) return evalOpCall(e, *op);
+    std::string hint = findOp("relax.nn." + callee.substr(2)) ? "relax.nn." + callee.substr(2) : suggestOp(opName);
+    if (hint.compare(0, 6, "relax.") == 0) hint = "R." + hint.substr(6);
+    return Error("unknown operator '" + callee + "'", e->a->span, hint.empty() ? "" : "did you mean '" + hint + "'?");
+  };
+  // Nearly every call is an op call (R.add, R.nn.softmax, ...): no need to try each name below.
+  if (callee.compare(0, 2, "R.") == 0 && !isSpecialRCallee(callee)) return opCall();
   if (callee == "R.const") return expr(evalConst(e));
   if (callee == "R.call_packed") return expr(evalCallPacked(e));
   if (callee == "R.shape") {
@@ -520,13 +541,7 @@ Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
     v.span = e->span;
     return v;
   }
-  if (callee.compare(0, 2, "R.") == 0) {
-    std::string opName = "relax." + callee.substr(2);
-    if (const OpInfo* op = findOp(opName)) return evalOpCall(e, *op);
-    std::string hint = findOp("relax.nn." + callee.substr(2)) ? "relax.nn." + callee.substr(2) : suggestOp(opName);
-    if (hint.compare(0, 6, "relax.") == 0) hint = "R." + hint.substr(6);
-    return Error("unknown operator '" + callee + "'", e->a->span, hint.empty() ? "" : "did you mean '" + hint + "'?");
-  }
+  if (callee.compare(0, 2, "R.") == 0) return opCall();
   // A call of a module function (cls.f), a local function or a callable var.
   RLX_TRY(fv, evalValue(e->a));
   if (fv.kind != PyValue::Expr) return Error("this value cannot be called", e->a->span);
