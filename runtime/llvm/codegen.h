@@ -117,6 +117,9 @@ class Codegen {
 
  private:
   void execFor(const For& f);
+  // The value `st` stores; inside a loop the schedule marked kReassociateAnnotation, an update
+  // `acc = acc OP x` combines with reassociation allowed, so that the loop vectorizes.
+  TV storedValue(const BufferStore& st, int lane);
   void execRealize(const BlockRealize& r);
   void execBlock(const TirBlock& blk, const std::vector<TV>& iterValues);
   void allocate(const BufferRef& buf);
@@ -126,7 +129,8 @@ class Codegen {
   llvm::Function* emitBody(const std::string& symbol, const std::vector<const PrimVar*>& entryVars);
 
   std::unordered_map<const PrimVar*, std::string> origins_;
-  int parallelLoops_ = 0;  // where each entry var got its value
+  int parallelLoops_ = 0;
+  bool reassociating_ = false;  // inside a loop marked kReassociateAnnotation  // where each entry var got its value
 };
 
 }  // namespace rlx::codegen

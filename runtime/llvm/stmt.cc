@@ -6,7 +6,9 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include "ir/attrs.h"
 #include "runtime/llvm/codegen.h"
+#include "runtime/llvm/schedule_reduction.h"
 
 namespace rlx::codegen {
 
@@ -33,7 +35,7 @@ void Codegen::exec(const Stmt& s) {
       int lanes = st.value->dtype.lanes > 1 ? int(st.value->dtype.lanes) : 1;
       for (auto& i : st.indices) lanes = std::max(lanes, i->dtype.lanes > 1 ? int(i->dtype.lanes) : 1);
       for (int lane = 0; lane < lanes; ++lane) {
-        TV v = emit(st.value, lane);
+        TV v = storedValue(st, lane);
         storeElement(*st.buffer, elementPtr(*st.buffer, st.indices, lane), v);
       }
       return;
@@ -97,7 +99,30 @@ void Codegen::execFor(const For& f) {
   TV lo = cast(emit(f.min), t);
   llvm::Value* extent = emitI64(f.extent);
   if (f.loopKind == For::Parallel) return execParallelFor(f, lo, extent);
+  bool outer = reassociating_;
+  if (auto mark = attrInt(f.annotations, kReassociateAnnotation)) reassociating_ = *mark != 0;
   emitLoop(f, lo, b.getInt64(0), extent);
+  reassociating_ = outer;
+}
+
+TV Codegen::storedValue(const BufferStore& st, int lane) {
+  NodeKind k = st.value->kind();
+  bool combiner = k == NodeKind::Add || k == NodeKind::Mul || k == NodeKind::Min || k == NodeKind::Max;
+  DataType t = st.value->dtype;
+  if (!reassociating_ || !combiner || !(t == DataType::float32() || t == DataType::float64())) return emit(st.value, lane);
+  auto& bin = static_cast<const PrimBinary&>(*st.value);
+  TV x = emit(bin.a, lane), y = emit(bin.b, lane);
+  if (x.t != t || y.t != t) return binary(k, t, x, y);
+  // min/max as llvm.minimum/maximum: associative and commutative even with NaN (it propagates)
+  // and signed zeros, so the vectorizer needs no flags; sums and products may be reassociated.
+  if (k == NodeKind::Min || k == NodeKind::Max)
+    return {b.CreateBinaryIntrinsic(k == NodeKind::Max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, x.v, y.v), t};
+  llvm::IRBuilder<>::FastMathFlagGuard keep(b);
+  llvm::FastMathFlags flags;
+  flags.setAllowReassoc();
+  flags.setNoSignedZeros();
+  b.setFastMathFlags(flags);
+  return {k == NodeKind::Add ? b.CreateFAdd(x.v, y.v) : b.CreateFMul(x.v, y.v), t};
 }
 
 void Codegen::emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Value* end) {

@@ -547,3 +547,85 @@ def batch1(x: T.Buffer((T.int64(1), T.int64(512), T.int64(256)), "float32"), y: 
   CHECK(std::stoi(ir->substr(slots + 8)) <= 3);
   CHECK(agree(f, {filled(DataType::float32(), {1, 512, 256}, 7), zeros({1, 512, 256})}) == "");
 }
+
+TEST_CASE("llvm schedule: row reductions vectorize along k, column reductions along j", "[llvm]") {
+  // Softmax's first half over rows of 64: the loads run along k, so k stays innermost, the init
+  // moves before it and the max and the sum run in vector lanes (no gathers of a column).
+  auto rows = parsePrim(R"(@T.prim_func(private=True)
+def rows(x: T.Buffer((T.int64(4), T.int64(8), T.int64(64)), "float32"), mx: T.Buffer((T.int64(4), T.int64(8)), "float32"), sm: T.Buffer((T.int64(4), T.int64(8)), "float32")):
+    for b, i, k in T.grid(T.int64(4), T.int64(8), T.int64(64)):
+        with T.block("max"):
+            vb, vi, vk = T.axis.remap("SSR", [b, i, k])
+            with T.init():
+                mx[vb, vi] = T.float32(-3.4028234663852886e+38)
+            mx[vb, vi] = T.max(mx[vb, vi], x[vb, vi, vk])
+    for b, i, k in T.grid(T.int64(4), T.int64(8), T.int64(64)):
+        with T.block("sum"):
+            vb, vi, vk = T.axis.remap("SSR", [b, i, k])
+            with T.init():
+                sm[vb, vi] = T.float32(0.0)
+            sm[vb, vi] = sm[vb, vi] + T.exp(x[vb, vi, vk] - mx[vb, vi])
+)");
+  auto ir = emitLLVM(rows, "rows");
+  REQUIRE(ir.ok());
+  CHECK(contains(*ir, "@llvm.vector.reduce.fmaximum.v16f32"));
+  CHECK(contains(*ir, "fadd reassoc nsz <16 x float>"));
+  CHECK(!contains(*ir, "gather"));
+  CHECK(agree(rows, {filled(DataType::float32(), {4, 8, 64}, 3), zeros({4, 8}), zeros({4, 8})}) == "");
+
+  // A column sum: the load runs along j, so k moves outside j and each sum keeps k's order exactly.
+  auto cols = parsePrim(R"(@T.prim_func(private=True)
+def cols(x: T.Buffer((T.int64(4), T.int64(64), T.int64(32)), "float32"), s: T.Buffer((T.int64(4), T.int64(32)), "float32")):
+    for b, j, k in T.grid(T.int64(4), T.int64(32), T.int64(64)):
+        with T.block("sum"):
+            vb, vj, vk = T.axis.remap("SSR", [b, j, k])
+            with T.init():
+                s[vb, vj] = T.float32(0.0)
+            s[vb, vj] = s[vb, vj] + x[vb, vk, vj]
+)");
+  ir = emitLLVM(cols, "cols");
+  REQUIRE(ir.ok());
+  CHECK(contains(*ir, "fadd <16 x float>"));
+  CHECK(!contains(*ir, "reassoc"));
+  std::vector<TirArg> args = {filled(DataType::float32(), {4, 64, 32}, 5), zeros({4, 32})};
+  std::vector<TirArg> mine = {copyOf(args[0].array), zeros({4, 32})};
+  REQUIRE(runPrimFunc(*cols, args).ok());
+  auto kernel = compileKernel(cols, "cols");
+  REQUIRE(kernel.ok());
+  REQUIRE(runKernel(**kernel, *cols, mine).ok());
+  CHECK(std::memcmp(args[1].array->data(), mine[1].array->data(), args[1].array->nbytes()) == 0);
+}
+
+TEST_CASE("llvm kernels: exp and sigmoid far outside the normal range (a softmax mask's -1e9)", "[llvm]") {
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def expf(x: T.Buffer((T.int64(32),), "float32"), e: T.Buffer((T.int64(32),), "float32"), s: T.Buffer((T.int64(32),), "float32")):
+    for i in range(T.int64(32)):
+        with T.block("exp"):
+            vi = T.axis.spatial(T.int64(32), i)
+            e[vi] = T.exp(x[vi])
+            s[vi] = T.sigmoid(x[vi])
+)");
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> in = {-1e9f, -1e4f, -104.0f, -90.0f, -87.0f, -1.0f, 0.0f, 1.0f, 88.0f, 89.0f, 1e4f, 1e9f, -inf, inf, nan};
+  in.resize(32, 0.5f);
+  auto x = zeros({32});
+  std::memcpy(x->data(), in.data(), 32 * sizeof(float));
+  std::vector<TirArg> args = {x, zeros({32}), zeros({32})};
+  auto kernel = compileKernel(f, "expf");
+  REQUIRE(kernel.ok());
+  REQUIRE(runKernel(**kernel, *f, args).ok());
+  auto e = static_cast<const float*>(args[1].array->data()), s = static_cast<const float*>(args[2].array->data());
+  for (int i = 0; i < 4; ++i) CHECK(e[i] == 0.0f);  // -90: a denormal (8.2e-40) flushed to zero
+  // In range: libmvec's vector exp, within a few ulps of libm's.
+  CHECK(e[4] == Approx(std::exp(-87.0f)).epsilon(1e-6));
+  CHECK(e[5] == Approx(std::exp(-1.0f)).epsilon(1e-6));
+  CHECK(e[6] == 1.0f);
+  CHECK(e[8] == Approx(std::exp(88.0f)).epsilon(1e-6));
+  for (int i : {9, 10, 11, 13}) CHECK(e[i] == inf);
+  CHECK(e[12] == 0.0f);
+  CHECK(std::isnan(e[14]));
+  for (int i : {0, 1, 2, 12}) CHECK(s[i] == 0.0f);
+  for (int i : {9, 10, 11, 13}) CHECK(s[i] == 1.0f);
+  CHECK(s[6] == 0.5f);
+  CHECK(std::isnan(s[14]));
+}

@@ -1,0 +1,144 @@
+// CPU schedule for reduction nests that are not GEMMs: k outside j when the loads stay contiguous
+// along j, else the init hoisted and k's loop marked for a reassociated (vectorized) combiner.
+#include "runtime/llvm/schedule_reduction.h"
+
+#include <functional>
+#include <optional>
+
+#include "ir/prim_expr_map.h"
+#include "runtime/llvm/tir_copy.h"
+
+namespace rlx {
+
+namespace {
+
+// The iter var kind a block binds `v` to when the binding is exactly `v`; nullopt when the block
+// uses `v` any other way (or not at all).
+std::optional<IterVar::Kind> exactBinding(const BlockRealize& r, const PrimVar* v) {
+  std::optional<IterVar::Kind> kind;
+  for (size_t k = 0; k < r.iterValues.size() && k < r.block->iterVars.size(); ++k) {
+    if (!mentions(r.iterValues[k], v)) continue;
+    if (r.iterValues[k].get() != v || kind) return std::nullopt;
+    kind = r.block->iterVars[k].kind;
+  }
+  return kind;
+}
+
+// The block's iter var bound exactly to loop variable `v`.
+const PrimVar* blockVarOf(const BlockRealize& r, const PrimVar* v) {
+  for (size_t k = 0; k < r.iterValues.size() && k < r.block->iterVars.size(); ++k)
+    if (r.iterValues[k].get() == v) return r.block->iterVars[k].var.get();
+  return nullptr;
+}
+
+void forEachLoad(const PrimExpr& e, const std::function<void(const BufferLoad&)>& f) {
+  if (!e) return;
+  if (e->kind() == NodeKind::BufferLoad) f(static_cast<const BufferLoad&>(*e));
+  forEachOperand(e, [&](const PrimExpr& x) { forEachLoad(x, f); });
+}
+
+bool sameIndices(const std::vector<PrimExpr>& x, const std::vector<PrimExpr>& y) {
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!exprDeepEqual(x[i], y[i])) return false;
+  return true;
+}
+
+bool isAccumulator(const BufferLoad& l, const BufferStore& st) { return l.buffer.get() == st.buffer.get() && sameIndices(l.indices, st.indices); }
+
+bool contiguousAlong(const BufferLoad& l, const PrimVar* v) { return !l.indices.empty() && l.indices.back().get() == v; }
+
+// Whether `st` is `acc = acc OP x` (either side) with a combiner that may be reassociated and x
+// not reading the accumulator's buffer.
+bool reassociableUpdate(const BufferStore& st) {
+  auto k = st.value->kind();
+  if (k != NodeKind::Add && k != NodeKind::Mul && k != NodeKind::Min && k != NodeKind::Max) return false;
+  auto& bin = static_cast<const PrimBinary&>(*st.value);
+  for (const PrimExpr* side : {&bin.a, &bin.b}) {
+    const PrimExpr& other = side == &bin.a ? bin.b : bin.a;
+    if ((*side)->kind() != NodeKind::BufferLoad || !isAccumulator(static_cast<const BufferLoad&>(**side), st)) continue;
+    bool readsAcc = false;
+    forEachLoad(other, [&](const BufferLoad& l) { readsAcc |= l.buffer.get() == st.buffer.get(); });
+    return !readsAcc;
+  }
+  return false;
+}
+
+Stmt rebuildOuter(const std::vector<const For*>& nest, size_t inner, Stmt body) {
+  for (size_t i = inner; i-- > 0;) body = copyFor(*nest[i], body, nest[i]->loopKind);
+  return body;
+}
+
+// `for j: {init block; for k (reassociate): update block}` in place of `for j: for k: block`.
+Stmt decompose(const std::vector<const For*>& nest, const BlockRealize& r) {
+  const TirBlock& blk = *r.block;
+  const For& j = *nest[nest.size() - 2];
+  const For& k = *nest.back();
+  auto update = copyBlock(blk);
+  update->init = nullptr;
+  Stmt kLoop = copyFor(k, copyRealize(r, update), For::Serial);
+  static_cast<For&>(*kLoop).annotations = withDictAttr(k.annotations, kReassociateAnnotation, AttrValue::boolean(true));
+  std::vector<Stmt> seq;
+  if (blk.init) {
+    auto init = make<TirBlock>();
+    init->name = blk.name + "_init";
+    init->writes = blk.writes;
+    init->body = blk.init;
+    init->span = blk.span;
+    auto realize = make<BlockRealize>();
+    for (size_t i = 0; i < blk.iterVars.size(); ++i) {
+      if (blk.iterVars[i].kind != IterVar::DataPar) continue;
+      init->iterVars.push_back(blk.iterVars[i]);
+      realize->iterValues.push_back(r.iterValues[i]);
+    }
+    realize->predicate = r.predicate;
+    realize->block = init;
+    realize->span = r.span;
+    seq.push_back(realize);
+  }
+  seq.push_back(kLoop);
+  return rebuildOuter(nest, nest.size() - 2, copyFor(j, make<SeqStmt>(std::move(seq)), j.loopKind));
+}
+
+}  // namespace
+
+Stmt scheduleReductionNest(const Stmt& s) {
+  std::vector<const For*> nest;
+  Stmt cur = s;
+  while (cur && cur->kind() == NodeKind::For) {
+    nest.push_back(static_cast<const For*>(cur.get()));
+    cur = nest.back()->body;
+  }
+  // Only below an outer loop, which stays outermost (and parallel).
+  if (nest.size() < 3 || !cur || cur->kind() != NodeKind::BlockRealize) return s;
+  auto& r = static_cast<const BlockRealize&>(*cur);
+  const For& j = *nest[nest.size() - 2];
+  const For& k = *nest.back();
+  if (j.loopKind != For::Serial || k.loopKind != For::Serial) return s;
+  if (exactBinding(r, k.loopVar.get()) != IterVar::CommReduce || exactBinding(r, j.loopVar.get()) != IterVar::DataPar) return s;
+  if (mentions(k.min, j.loopVar.get()) || mentions(k.extent, j.loopVar.get())) return s;
+  const PrimVar* vj = blockVarOf(r, j.loopVar.get());
+  const PrimVar* vk = blockVarOf(r, k.loopVar.get());
+  const Stmt& body = r.block->body;
+  bool gathersAlongJ = false, contiguousAlongK = false;
+  if (body && body->kind() == NodeKind::BufferStore) {
+    auto& st = static_cast<const BufferStore&>(*body);
+    forEachLoad(st.value, [&](const BufferLoad& l) {
+      if (isAccumulator(l, st)) return;
+      bool alongJ = false;
+      for (auto& i : l.indices) alongJ |= mentions(i, vj);
+      gathersAlongJ |= alongJ && !contiguousAlong(l, vj);
+      contiguousAlongK |= contiguousAlong(l, vk);
+    });
+    if (gathersAlongJ) {
+      bool hoistable = r.block->allocBuffers.empty() && r.block->matchBuffers.empty() && !mentions(r.predicate, k.loopVar.get());
+      for (auto& i : st.indices) hoistable &= !mentions(i, vk);
+      if (contiguousAlongK && hoistable && reassociableUpdate(st)) return decompose(nest, r);
+      return s;
+    }
+  }
+  // k outside j: each output still sums in k's order, the inner loop runs along j.
+  return rebuildOuter(nest, nest.size() - 2, copyFor(k, copyFor(j, k.body, For::Serial), For::Serial));
+}
+
+}  // namespace rlx
