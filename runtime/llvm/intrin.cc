@@ -46,6 +46,21 @@ llvm::Value* Codegen::callMath(const std::string& name, llvm::Type* ty, std::vec
 
 namespace {
 
+// exp(x), with the arguments whose result is not a normal number decided here: libmvec's vector exp
+// takes a scalar fallback for each such lane, and a causal mask's -1e9 puts one in every vector of
+// a softmax row (11x slower). Below ln(smallest normal) the result is 0 (a denormal flushed to
+// zero, as oneDNN's exp does; off by under 1.2e-38), above ln(largest finite) infinity, NaN stays.
+llvm::Value* expNormalRange(Codegen& cg, llvm::Value* x) {
+  llvm::IRBuilder<>& b = cg.b;
+  llvm::Type* ty = x->getType();
+  bool single = ty->isFloatTy();
+  auto lo = llvm::ConstantFP::get(ty, single ? -87.33654 : -708.3964), hi = llvm::ConstantFP::get(ty, single ? 88.72283 : 709.7827);
+  llvm::Value *below = b.CreateFCmpOLT(x, lo), *above = b.CreateFCmpOGT(x, hi);
+  llvm::Value* inRange = b.CreateSelect(below, lo, b.CreateSelect(above, hi, x));
+  llvm::Value* e = cg.callMath("exp", ty, {inRange});
+  return b.CreateSelect(below, llvm::ConstantFP::get(ty, 0.0), b.CreateSelect(above, llvm::ConstantFP::getInfinity(ty), e));
+}
+
 // One-argument float math on `x` (float or double), as the interpreter's table defines each name.
 llvm::Value* unaryFloat(Codegen& cg, const std::string& name, llvm::Value* x) {
   llvm::IRBuilder<>& b = cg.b;
@@ -60,7 +75,8 @@ llvm::Value* unaryFloat(Codegen& cg, const std::string& name, llvm::Value* x) {
   // TVM lowers tir.round to nearbyint: halfway cases go to the even neighbour.
   if (name == "round" || name == "nearbyint") return intrinsic(llvm::Intrinsic::roundeven);
   if (name == "rsqrt") return b.CreateFDiv(one, intrinsic(llvm::Intrinsic::sqrt));
-  if (name == "sigmoid") return b.CreateFDiv(one, b.CreateFAdd(one, cg.callMath("exp", ty, {b.CreateFNeg(x)})));
+  if (name == "exp") return expNormalRange(cg, x);
+  if (name == "sigmoid") return b.CreateFDiv(one, b.CreateFAdd(one, expNormalRange(cg, b.CreateFNeg(x))));
   if (name == "exp10") return cg.callMath("pow", ty, {llvm::ConstantFP::get(ty, 10.0), x});
   return cg.callMath(name, ty, {x});
 }
