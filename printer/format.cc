@@ -69,10 +69,10 @@ void NameTable::reserve(const std::string& name) { frames_.back().used.insert(na
 const std::string& NameTable::define(const void* key, const std::string& hint) { return defineIn(frames_.size() - 1, key, hint); }
 
 const std::string& NameTable::defineIn(size_t frame, const void* key, const std::string& hint) {
-  std::string base = sanitizeName(hint);
-  std::string name = base;
+  std::string name = sanitizeName(hint);
   if (isTaken(name)) {
     // TVM appends _1, _2, ... and checks each candidate against every visible name.
+    std::string base = name;
     for (int i = 1;; ++i) {
       name = base + "_" + std::to_string(i);
       if (!isTaken(name)) break;

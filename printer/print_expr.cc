@@ -1,5 +1,8 @@
 // Relax expressions as TVM v0.23 prints them: op calls with every attr as a kwarg, the special forms
 // of call_tir / call_dps_packed / call_packed / print / assert_op, constants, tuples and attrs.
+#include <string_view>
+#include <unordered_set>
+
 #include "ir/op.h"
 #include "printer/relax_printer.h"
 
@@ -79,6 +82,45 @@ std::string RelaxPrinter::calleeName(const Expr& e) {
   return expr(e);
 }
 
+namespace {
+// The ops whose calls print in a form of their own (callExpr's special cases).
+bool hasSpecialForm(const std::string& opName) {
+  static const std::unordered_set<std::string_view> names = {
+      "relax.call_tir", "relax.call_tir_inplace", "relax.call_dps_packed", "relax.call_tir_with_grad",
+      "relax.call_pure_packed", "relax.call_builtin_with_ctx", "relax.call_inplace_packed", "relax.invoke_closure",
+      "relax.invoke_pure_closure", "relax.hint_on_device", "relax.print", "relax.assert_op"};
+  return names.count(opName) != 0;
+}
+}  // namespace
+
+// An op call in the plain form, `R.op(args..., attr=value..., sinfo_args=...)`, written straight
+// into one string: this runs for nearly every binding.
+std::string RelaxPrinter::opCall(const Call& c, const Op& op) {
+  std::string out = op.info->scriptName();
+  out += '(';
+  const char* sep = "";
+  for (auto& a : c.args) {
+    out += sep;
+    appendExpr(out, a);
+    sep = ", ";
+  }
+  if (c.attrs) {
+    for (auto& [k, v] : c.attrs->fields) {
+      out += sep;
+      out += k;
+      out += '=';
+      out += attrValue(v);
+      sep = ", ";
+    }
+  }
+  if (!c.sinfoArgs.empty()) {
+    out += sep;
+    out += sinfoArgsKw(c.sinfoArgs);
+  }
+  out += ')';
+  return out;
+}
+
 std::string RelaxPrinter::callExpr(const Call& c) {
   ctx.usedRelax = true;
   std::vector<std::string> parts;
@@ -96,6 +138,7 @@ std::string RelaxPrinter::callExpr(const Call& c) {
   };
   if (auto op = c.op.as<Op>()) {
     const std::string& name = op->name();
+    if (!hasSpecialForm(name)) return opCall(c, *op);
     if (name == "relax.call_tir" || name == "relax.call_tir_inplace" || name == "relax.call_dps_packed" || name == "relax.call_tir_with_grad") {
       parts.push_back(calleeName(c.args.at(0)));
       if (c.args.size() > 1) parts.push_back(tupleArg(c.args[1]));
@@ -127,30 +170,7 @@ std::string RelaxPrinter::callExpr(const Call& c) {
       if (fmt < c.args.size()) parts.push_back("format=" + expr(c.args[fmt]));
       return join(op->info->scriptName());
     }
-    // Every other op: written straight into one string, as this runs for nearly every binding.
-    std::string out = op->info->scriptName();
-    out += '(';
-    const char* sep = "";
-    for (auto& a : c.args) {
-      out += sep;
-      appendExpr(out, a);
-      sep = ", ";
-    }
-    if (c.attrs) {
-      for (auto& [k, v] : c.attrs->fields) {
-        out += sep;
-        out += k;
-        out += '=';
-        out += attrValue(v);
-        sep = ", ";
-      }
-    }
-    if (!c.sinfoArgs.empty()) {
-      out += sep;
-      out += sinfoArgsKw(c.sinfoArgs);
-    }
-    out += ')';
-    return out;
+    return opCall(c, *op);
   }
   if (auto ext = c.op.as<ExternFunc>()) {
     parts.push_back(quoteString(ext->symbol));
@@ -218,7 +238,10 @@ std::string RelaxPrinter::expr(const Expr& e) {
       ctx.usedRelax = true;
       auto& s = static_cast<const ShapeExpr&>(*e);
       std::string out = "R.shape([";
-      for (size_t i = 0; i < s.values.size(); ++i) out += (i ? ", " : "") + shapeDim(s.values[i]);
+      for (size_t i = 0; i < s.values.size(); ++i) {
+        if (i) out += ", ";
+        appendShapeDim(out, s.values[i]);
+      }
       return out + "])";
     }
     case NodeKind::PrimValue: {

@@ -48,6 +48,23 @@ std::string RelaxPrinter::shapeDim(const PrimExpr& e) {
   return ctx.prim(e, PrimStyle::Relax);
 }
 
+void RelaxPrinter::appendShapeDim(std::string& out, const PrimExpr& e) {
+  // Outside a signature, the usual dims (a constant, a symbolic var) print without the general
+  // PrimExpr printer: what shapeDim gives for them, without its temporaries.
+  if (!inSignature && e->kind() == NodeKind::IntImm && !e->dtype.isBool()) {
+    out += std::to_string(static_cast<const IntImm&>(*e).value);
+    return;
+  }
+  if (!inSignature && e->kind() == NodeKind::PrimVar) {
+    auto& v = static_cast<const PrimVar&>(*e);
+    if (declared.insert(&v).second && hoisted) hoisted->push_back(declLine(v));
+    if (auto* name = ctx.names.find(&v)) out += *name;
+    else out += ctx.names.define(&v, v.name);
+    return;
+  }
+  out += shapeDim(e);
+}
+
 std::string RelaxPrinter::sinfo(const StructInfo& s) {
   ctx.usedRelax = true;
   switch (s->kind()) {
@@ -78,7 +95,7 @@ std::string RelaxPrinter::sinfo(const StructInfo& s) {
         out += '(';
         for (size_t i = 0; i < dims->size(); ++i) {
           if (i) out += ", ";
-          out += shapeDim((*dims)[i]);
+          appendShapeDim(out, (*dims)[i]);
         }
         if (dims->size() == 1) out += ',';
         out += ')';

@@ -34,6 +34,7 @@ class RelaxPrinter {
   std::string expr(const Expr& e);
   void appendExpr(std::string& out, const Expr& e);  // out += expr(e)
   std::string shapeDim(const PrimExpr& e);
+  void appendShapeDim(std::string& out, const PrimExpr& e);  // out += shapeDim(e)
   std::string attrValue(const Attr& a);
 
  private:
@@ -46,6 +47,7 @@ class RelaxPrinter {
   void noteVars(const PrimExpr& e);
   void noteSInfoVars(const StructInfo& s);
   std::string callExpr(const Call& c);
+  std::string opCall(const Call& c, const Op& op);
   std::string constant(const Constant& c);
   std::string sinfoArgsKw(const std::vector<StructInfo>& s);
   std::string outSInfo(const StructInfo& s);
