@@ -564,9 +564,10 @@ Result<Ref<Call>> buildGeneric(const OpInfo& op, std::vector<PyValue>& args, std
 
   std::vector<Expr> callArgs;
   std::vector<std::pair<std::string, Attr>> fields;
+  std::string ctx;  // the error context, one buffer for every parameter
   for (size_t i = 0; i < params.size(); ++i) {
     const OpParam& p = params[i];
-    std::string ctx = label + " argument '" + p.name + "'";
+    ctx.assign(label).append(" argument '").append(p.name).append("'");
     if (p.role == OpParam::VarArgs) {
       for (auto* v : rest) {
         RLX_TRY(e, convertArg(*v, p.conv, ctx, bc));

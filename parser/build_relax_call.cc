@@ -373,6 +373,8 @@ Result<PyValue> RelaxBuilder::evalOpCall(const ast::Expr* e, const OpInfo& op) {
   bool schemaTakesSInfoArgs = false;
   for (auto& p : op.params)
     if (p.name == "sinfo_args") schemaTakesSInfoArgs = true;
+  args.reserve(e->items.size());
+  kwargs.reserve(e->items.size());
   for (auto* a : e->items) {
     const ast::Expr* v = a->kind == AK::Keyword ? a->a : a;
     PyValue pv;
