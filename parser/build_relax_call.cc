@@ -377,38 +377,37 @@ Result<PyValue> RelaxBuilder::evalOpCall(const ast::Expr* e, const OpInfo& op) {
   kwargs.reserve(e->items.size());
   for (auto* a : e->items) {
     const ast::Expr* v = a->kind == AK::Keyword ? a->a : a;
-    PyValue pv;
     bool sinfoKw = a->kind == AK::Keyword && (a->str == "sinfo_args" || a->str == "out_sinfo");
-    if (sinfoKw) {
-      // Struct infos (single, tuple or list of them).
-      pv.span = v->span;
-      if (v->kind == AK::Tuple || v->kind == AK::List) {
-        pv.kind = v->kind == AK::Tuple ? PyValue::Tuple : PyValue::List;
-        for (auto* i : v->items) {
-          RLX_TRY(s, evalSInfo(i, false));
-          PyValue item;
-          item.kind = PyValue::SInfo;
-          item.sinfo = s;
-          item.span = i->span;
-          pv.items.push_back(item);
-        }
-      } else {
-        RLX_TRY(s, evalSInfo(v, false));
-        pv.kind = PyValue::SInfo;
-        pv.sinfo = s;
-      }
-      if (a->str == "sinfo_args" && !schemaTakesSInfoArgs && !op.build) {
-        if (pv.kind == PyValue::SInfo) sinfoArgs.push_back(pv.sinfo);
-        for (auto& i : pv.items) sinfoArgs.push_back(i.sinfo);
-        continue;
+    if (!sinfoKw) {  // the usual argument: evaluated straight into its slot
+      RLX_TRY(x, evalValue(v));
+      if (a->kind == AK::Keyword) kwargs.emplace_back(a->str, std::move(x));
+      else args.push_back(std::move(x));
+      continue;
+    }
+    // sinfo_args= / out_sinfo=: struct infos (single, tuple or list of them).
+    PyValue pv;
+    pv.span = v->span;
+    if (v->kind == AK::Tuple || v->kind == AK::List) {
+      pv.kind = v->kind == AK::Tuple ? PyValue::Tuple : PyValue::List;
+      for (auto* i : v->items) {
+        RLX_TRY(s, evalSInfo(i, false));
+        PyValue item;
+        item.kind = PyValue::SInfo;
+        item.sinfo = s;
+        item.span = i->span;
+        pv.items.push_back(item);
       }
     } else {
-      RLX_TRY(x, evalValue(v));
-      pv = std::move(x);
-      // A callee given as a Python string for packed-call ops (`R.call_dps_packed("f", ...)`).
+      RLX_TRY(s, evalSInfo(v, false));
+      pv.kind = PyValue::SInfo;
+      pv.sinfo = s;
     }
-    if (a->kind == AK::Keyword) kwargs.emplace_back(a->str, std::move(pv));
-    else args.push_back(std::move(pv));
+    if (a->str == "sinfo_args" && !schemaTakesSInfoArgs && !op.build) {
+      if (pv.kind == PyValue::SInfo) sinfoArgs.push_back(pv.sinfo);
+      for (auto& i : pv.items) sinfoArgs.push_back(i.sinfo);
+      continue;
+    }
+    kwargs.emplace_back(a->str, std::move(pv));
   }
   auto r = buildOpCall(op, std::move(args), std::move(kwargs));
   if (!r.ok()) return r.error().at(e->span);

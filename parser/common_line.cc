@@ -1,5 +1,6 @@
 // The fast path for the common line shape (see parseCommonLine in line_parser.h): a small
 // recursive-descent reader that builds exactly the grammar's tree, and gives up on anything else.
+#include <array>
 #include <charconv>
 #include <cstdlib>
 
@@ -11,9 +12,19 @@ namespace rlx::syntax {
 namespace {
 using ast::Expr;
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
+// Character classes by table: identifiers are most of a line's bytes.
+enum : uint8_t { kDigit = 1, kIdentStart = 2 };
+constexpr std::array<uint8_t, 256> kCharClass = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kIdentStart;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kIdentStart;
+  t['_'] = kIdentStart;
+  return t;
+}();
+bool isDigit(char c) { return kCharClass[static_cast<unsigned char>(c)] == kDigit; }
+bool isIdentStart(char c) { return kCharClass[static_cast<unsigned char>(c)] == kIdentStart; }
+bool isIdentChar(char c) { return kCharClass[static_cast<unsigned char>(c)] != 0; }
 
 // Every reader returns null to give up: on input it does not handle (the grammar may still accept
 // it) and on input that is wrong (the grammar reports it). It never reports anything itself.

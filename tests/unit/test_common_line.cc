@@ -150,3 +150,14 @@ TEST_CASE("common line: nesting beyond the depth limit is left to the grammar", 
   std::string ok = "x = " + std::string(50, '[') + std::string(50, ']');
   CHECK(check(ok, file, 0).accepted);
 }
+
+TEST_CASE("ast: dottedName joins a name chain and is empty for anything else", "[syntax][common_line]") {
+  ast::Arena arena;
+  uint32_t file = sources::add("dotted.relax", "");
+  auto callee = [&](const char* line) { return syntax::parseLineWithGrammar(line, file, 0, arena, 200).value().stmt->value->a; };
+  CHECK(callee("R.nn.layer_norm(x)")->dottedName() == "R.nn.layer_norm");
+  CHECK(callee("f(x)")->dottedName() == "f");
+  CHECK(callee("a.b.c.d.e(x)")->dottedName() == "a.b.c.d.e");
+  CHECK(callee("g(x).y(z)")->dottedName() == "");
+  CHECK(callee("x[0].y(z)")->dottedName() == "");
+}
