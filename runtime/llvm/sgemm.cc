@@ -26,6 +26,11 @@ constexpr int64_t kMR = 6, kNR = 32, kKC = 768, kMC = 96, kNC = 2048;
 constexpr int64_t kGV = 8, kGW = 16 * kGV;
 // Up to this many floats (16 MB) of A are packed once per call rather than once per column unit.
 constexpr int64_t kMaxPackedA = int64_t(4) << 20;
+// With A packed once, a column unit's B panel is about this many floats (256 KB): the panel, the
+// next one's prefetched source and A's k block then share the 1 MB L2.
+constexpr int64_t kPanelFloats = int64_t(64) << 10;
+// A k block of packed A up to this many floats (512 KB) counts as staying in L2 between units.
+constexpr int64_t kAInL2 = int64_t(128) << 10;
 
 struct OffsetTables {
   std::vector<int64_t> mA, mC, nB, nC, kA, kB;
@@ -187,6 +192,25 @@ void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float*
   }
 }
 
+// The source rows of the next B panel, prefetched (prefetcht2: measured better than t0/t1 here) one line every `period` k-step pairs of
+// the current panel's micro-tiles: its reads (from DRAM, for a weight matrix) then overlap the FMAs
+// instead of stalling the packing that follows, and are spread out so that they never fill the
+// core's queue of outstanding misses. Rows are `stride` bytes apart (B row-contiguous, equal steps).
+struct PanelPrefetch {
+  const char* row = nullptr;
+  int64_t stride = 0, rowBytes = 0, rowsLeft = 0, offset = 0;
+  int64_t period = 1, countdown = 1;
+
+  void issue() {
+    if (rowsLeft <= 0) return;
+    _mm_prefetch(row + offset, _MM_HINT_T2);
+    if ((offset += 64) >= rowBytes) offset = 0, row += stride, --rowsLeft;
+  }
+  inline void tick() {
+    if (--countdown == 0) countdown = period, issue();
+  }
+};
+
 __mmask16 maskOf(int64_t lanes) { return lanes >= 16 ? __mmask16(0xFFFF) : lanes <= 0 ? __mmask16(0) : __mmask16((1u << lanes) - 1); }
 
 // rows[0..R)[0..nr) (accumulating into C's values when `load`) += A micro-panel x B micro-panel. Row r
@@ -205,7 +229,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void step(__m512 (&
 
 template <int R>
 __attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, const float* bp, int64_t ldb, __mmask16 bm0, __mmask16 bm1, float* const* rows,
-                                                  const int64_t* cols, int64_t nr, bool load) {
+                                                  const int64_t* cols, int64_t nr, bool load, PanelPrefetch& pf) {
   __m512 acc0[R], acc1[R];
   __mmask16 cm0 = maskOf(nr), cm1 = maskOf(nr - 16);
   alignas(64) float tile[R][kNR];
@@ -227,6 +251,7 @@ __attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, c
     for (; k + 1 < kc; k += 2, ap += 2 * kMR, bp += 2 * ldb) {
       step<R>(acc0, acc1, _mm512_loadu_ps(bp), _mm512_loadu_ps(bp + 16), ap);
       step<R>(acc0, acc1, _mm512_loadu_ps(bp + ldb), _mm512_loadu_ps(bp + ldb + 16), ap + kMR);
+      pf.tick();
     }
     if (k < kc) step<R>(acc0, acc1, _mm512_loadu_ps(bp), _mm512_loadu_ps(bp + 16), ap);
   } else {
@@ -299,19 +324,39 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, int64_t j0
   }
 }
 
-using MicroFn = void (*)(int64_t, const float*, const float*, int64_t, __mmask16, __mmask16, float* const*, const int64_t*, int64_t, bool);
+using MicroFn = void (*)(int64_t, const float*, const float*, int64_t, __mmask16, __mmask16, float* const*, const int64_t*, int64_t, bool, PanelPrefetch&);
 constexpr MicroFn kMicro[kMR + 1] = {nullptr, micro<1>, micro<2>, micro<3>, micro<4>, micro<5>, micro<6>};
 
-// Rows [i0, i1) x columns [j0, j1) of C, on one thread.
-void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+// Rows [i0, i1) x columns [j0, j1) of C, on one thread. [nextJ0, nextJ1): the columns of the block
+// this thread runs next (nextJ0 = -1: none), whose first B panel is prefetched while the last one
+// here computes.
+void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t nextJ0, int64_t nextJ1) {
   float* ap = g.packedA ? nullptr : scratch(0, size_t(kMC * kKC));
   float* bp = g.packB ? scratch(1, size_t(kKC * kNC)) : nullptr;
   float* rows[kMR];
+  int64_t tilesPerPanel = (i1 - i0 + kMR - 1) / kMR;
   for (int64_t jc = j0; jc < j1; jc += kNC) {
     int64_t nc = std::min(kNC, j1 - jc);
     for (int64_t pc = 0; pc < g.k; pc += kKC) {
       int64_t kc = std::min(kKC, g.k - pc);
       if (g.packB) packB(g, pc, kc, jc, nc, bp);
+      // The panel after this one: the next k block, else the next column block, here or next.
+      int64_t np = 0, nj = nextJ0, nEnd = nextJ1;
+      if (pc + kKC < g.k) np = pc + kKC, nj = jc, nEnd = j1;
+      else if (jc + kNC < j1) nj = jc + kNC, nEnd = j1;
+      PanelPrefetch prefetch;
+      if (nj >= 0 && g.packB && g.bRows) {
+        const char* first = reinterpret_cast<const char*>(g.b + g.kB[size_t(np)] + g.nB[size_t(nj)]);
+        int64_t skew = int64_t(reinterpret_cast<uintptr_t>(first) & 63);
+        prefetch.row = first - skew;
+        prefetch.stride = g.ldb * int64_t(sizeof(float));
+        prefetch.rowBytes = skew + std::min(kNC, nEnd - nj) * int64_t(sizeof(float));
+        prefetch.rowsLeft = std::min(kKC, g.k - np);
+        // Lines to issue over the k-step pairs of this panel's micro-tiles, evenly.
+        int64_t lines = prefetch.rowsLeft * ((prefetch.rowBytes + 63) / 64);
+        int64_t pairs = tilesPerPanel * ((nc + kNR - 1) / kNR) * (kc / 2);
+        prefetch.period = prefetch.countdown = std::max<int64_t>(1, pairs / std::max<int64_t>(lines, 1));
+      }
       for (int64_t ic = i0; ic < i1; ic += kMC) {
         int64_t mc = std::min(kMC, i1 - ic);
         const float* as = ap;
@@ -325,7 +370,7 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) 
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             int64_t mr = std::min(kMR, mc - ir);
             for (int64_t r = 0; r < mr; ++r) rows[r] = g.c + g.mC[size_t(ic + ir + r)] + (g.cUnit ? g.nC[size_t(j)] : 0);
-            kMicro[mr](kc, as + ir * kc, bs, ldb, bm0, bm1, rows, g.cUnit ? nullptr : g.nC.data() + j, nr, pc > 0);
+            kMicro[mr](kc, as + ir * kc, bs, ldb, bm0, bm1, rows, g.cUnit ? nullptr : g.nC.data() + j, nr, pc > 0, prefetch);
           }
         }
       }
@@ -334,7 +379,7 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) 
 }
 
 // Without AVX-512: the same sums (each element in k's order, fused multiply-adds), unblocked.
-void blockPortable(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+void blockPortable(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t, int64_t) {
   for (int64_t i = i0; i < i1; ++i)
     for (int64_t j = j0; j < j1; ++j) {
       float acc = 0;
@@ -348,15 +393,23 @@ bool hasAvx512() {
   return yes;
 }
 
-// One thread's share: units taken from the shared counter until none is left.
+// One thread's share: units taken from the shared counter until none is left. Each thread takes
+// its next unit before it runs the current one, so that the next unit's B can be prefetched.
 int32_t chunk(void* ctx, int64_t, int64_t) {
   Gemm& g = *static_cast<Gemm*>(ctx);
   auto block = hasAvx512() ? blockAvx512 : blockPortable;
-  for (int64_t u; (u = g.next.fetch_add(1)) < g.units;) {
+  for (int64_t u = g.next.fetch_add(1); u < g.units;) {
+    int64_t next = g.next.fetch_add(1);
     int64_t begin = u * g.unit, end = begin + g.unit;
-    if (g.gemv) gemvAvx512(g, begin * kGW, std::min(end * kGW, g.n));
-    else if (g.splitRows) block(g, begin * kMR, std::min(end * kMR, g.m), 0, g.n);
-    else block(g, 0, g.m, begin * kNR, std::min(end * kNR, g.n));
+    if (g.gemv) {
+      gemvAvx512(g, begin * kGW, std::min(end * kGW, g.n));
+    } else if (g.splitRows) {
+      block(g, begin * kMR, std::min(end * kMR, g.m), 0, g.n, -1, -1);
+    } else {
+      bool more = next < g.units;
+      block(g, 0, g.m, begin * kNR, std::min(end * kNR, g.n), more ? next * g.unit * kNR : -1, more ? std::min((next + 1) * g.unit * kNR, g.n) : -1);
+    }
+    u = next;
   }
   return 0;
 }
@@ -394,15 +447,24 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   }
   int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
   g.splitRows = slivers < 2 * threads && rowBlocks > slivers;
-  // About four units per thread, at most a B panel (or an A block) each; column units keep at least
-  // 8 slivers when that still feeds every thread, since each unit packs all of A again.
   int64_t blocks = g.splitRows ? rowBlocks : slivers;
-  int64_t least = g.splitRows ? 1 : std::min<int64_t>(8, blocks / threads);
-  g.unit = std::clamp<int64_t>(std::max(blocks / (4 * threads), least), 1, g.splitRows ? kMC / kMR : kNC / kNR);
+  g.mPadded = (g.m + kMR - 1) / kMR * kMR;
+  bool shareA = !g.splitRows && hasAvx512() && g.mPadded * g.k <= kMaxPackedA;
+  if (g.splitRows) {
+    // About four row blocks per thread, at most an A block each.
+    g.unit = std::clamp<int64_t>(blocks / (4 * threads), 1, kMC / kMR);
+  } else if (shareA && g.mPadded * std::min(g.k, kKC) <= kAInL2) {
+    // A's k block stays in L2: panel-sized column units, each reading A from L2 again.
+    g.unit = std::clamp<int64_t>(kPanelFloats / (std::min(g.k, kKC) * kNR), 1, kNC / kNR);
+  } else {
+    // A streams from memory for each unit: about four units per thread, at least 8 slivers each
+    // when that still feeds every thread.
+    int64_t least = std::min<int64_t>(8, blocks / threads);
+    g.unit = std::clamp<int64_t>(std::max(blocks / (4 * threads), least), 1, kNC / kNR);
+  }
   g.units = (blocks + g.unit - 1) / g.unit;
   int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
-  g.mPadded = (g.m + kMR - 1) / kMR * kMR;
-  if (!g.splitRows && g.units > 1 && hasAvx512() && g.mPadded * g.k <= kMaxPackedA) {
+  if (shareA && g.units > 1) {
     // The caller's scratch slot 0 (its blocks then read the shared copy too).
     float* whole = scratch(0, size_t(g.mPadded * g.k));
     for (int64_t pc = 0; pc < g.k; pc += kKC) packA(g, 0, g.m, pc, std::min(kKC, g.k - pc), whole + pc * g.mPadded);
