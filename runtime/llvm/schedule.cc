@@ -3,6 +3,7 @@
 #include "runtime/llvm/schedule.h"
 
 #include "ir/prim_expr_map.h"
+#include "runtime/llvm/schedule_bounds.h"
 #include "runtime/llvm/schedule_gemm.h"
 #include "runtime/llvm/schedule_inline.h"
 #include "runtime/llvm/schedule_reduction.h"
@@ -86,7 +87,7 @@ Stmt schedule(const Stmt& s) {
 
 PrimFuncRef scheduleForCpu(const PrimFuncRef& func) {
   PrimFuncRef inlined = inlineElementwiseStages(func);
-  Stmt body = schedule(inlined->body);
+  Stmt body = schedule(foldIndexDivisions(inlined->body));
   if (body.get() == inlined->body.get()) return inlined;
   return withBody(*inlined, body);
 }

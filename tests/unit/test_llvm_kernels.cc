@@ -573,6 +573,21 @@ def rows(x: T.Buffer((T.int64(4), T.int64(8), T.int64(64)), "float32"), mx: T.Bu
   CHECK(!contains(*ir, "gather"));
   CHECK(agree(rows, {filled(DataType::float32(), {4, 8, 64}, 3), zeros({4, 8}), zeros({4, 8})}) == "");
 
+  // A mean kept as [.., 1] (keepdims): the spatial loop right above k runs once, so k stays inside.
+  auto keep = parsePrim(R"(@T.prim_func(private=True)
+def keep(x: T.Buffer((T.int64(8), T.int64(64)), "float32"), s: T.Buffer((T.int64(8), T.int64(1)), "float32")):
+    for i, u, k in T.grid(T.int64(8), T.int64(1), T.int64(64)):
+        with T.block("sum"):
+            vi, vu, vk = T.axis.remap("SSR", [i, u, k])
+            with T.init():
+                s[vi, vu] = T.float32(0.0)
+            s[vi, vu] = s[vi, vu] + x[vi, vk]
+)");
+  ir = emitLLVM(keep, "keep");
+  REQUIRE(ir.ok());
+  CHECK(contains(*ir, "fadd reassoc nsz <16 x float>"));
+  CHECK(agree(keep, {filled(DataType::float32(), {8, 64}, 6), zeros({8, 1})}) == "");
+
   // A column sum: the load runs along j, so k moves outside j and each sum keeps k's order exactly.
   auto cols = parsePrim(R"(@T.prim_func(private=True)
 def cols(x: T.Buffer((T.int64(4), T.int64(64), T.int64(32)), "float32"), s: T.Buffer((T.int64(4), T.int64(32)), "float32")):
@@ -628,4 +643,31 @@ def expf(x: T.Buffer((T.int64(32),), "float32"), e: T.Buffer((T.int64(32),), "fl
   for (int i : {9, 10, 11, 13}) CHECK(s[i] == 1.0f);
   CHECK(s[6] == 0.5f);
   CHECK(std::isnan(s[14]));
+}
+
+TEST_CASE("llvm schedule: index divisions the loop bounds make constant are folded", "[llvm]") {
+  // A reshape inlined into a transpose leaves (h * 64 + d) // 768 and % 768, constant over the loops.
+  auto heads = parsePrim(R"(@T.prim_func(private=True)
+def heads(x: T.Buffer((T.int64(1), T.int64(16), T.int64(768)), "float32"), y: T.Buffer((T.int64(1), T.int64(12), T.int64(16), T.int64(64)), "float32")):
+    for a, h, s, d in T.grid(T.int64(1), T.int64(12), T.int64(16), T.int64(64)):
+        with T.block("T_transpose"):
+            va, vh, vs, vd = T.axis.remap("SSSS", [a, h, s, d])
+            y[va, vh, vs, vd] = x[T.int64(0), ((vh * T.int64(64) + vd) // T.int64(768) + vs) % T.int64(16), (vh * T.int64(64) + vd) % T.int64(768)]
+)");
+  auto ir = emitLLVM(heads, "heads");
+  REQUIRE(ir.ok());
+  for (const char* op : {"div ", "rem "}) CHECK(!contains(*ir, op));
+  CHECK(agree(heads, {filled(DataType::float32(), {1, 16, 768}, 9), zeros({1, 12, 16, 64})}) == "");
+
+  // Here h * 64 + d crosses 768 (h < 24): the division stays and the values still agree.
+  auto wide = parsePrim(R"(@T.prim_func(private=True)
+def wide(x: T.Buffer((T.int64(2), T.int64(768)), "float32"), y: T.Buffer((T.int64(24), T.int64(64)), "float32")):
+    for h, d in T.grid(T.int64(24), T.int64(64)):
+        with T.block("T_reshape"):
+            vh, vd = T.axis.remap("SS", [h, d])
+            y[vh, vd] = x[(vh * T.int64(64) + vd) // T.int64(768), (vh * T.int64(64) + vd) % T.int64(768)]
+)");
+  ir = emitLLVM(wide, "wide");
+  REQUIRE(ir.ok());
+  CHECK(agree(wide, {filled(DataType::float32(), {2, 768}, 4), zeros({24, 64})}) == "");
 }
