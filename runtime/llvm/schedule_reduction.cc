@@ -130,7 +130,9 @@ Stmt scheduleReductionNest(const Stmt& s) {
       gathersAlongJ |= alongJ && !contiguousAlong(l, vj);
       contiguousAlongK |= contiguousAlong(l, vk);
     });
-    if (gathersAlongJ) {
+    // A loop of one iteration gains nothing from running innermost.
+    auto* unit = j.extent->kind() == NodeKind::IntImm ? &static_cast<const IntImm&>(*j.extent) : nullptr;
+    if (gathersAlongJ || (unit && unit->value == 1)) {
       bool hoistable = r.block->allocBuffers.empty() && r.block->matchBuffers.empty() && !mentions(r.predicate, k.loopVar.get());
       for (auto& i : st.indices) hoistable &= !mentions(i, vk);
       if (contiguousAlongK && hoistable && reassociableUpdate(st)) return decompose(nest, r);

@@ -12,7 +12,7 @@ inline constexpr const char* kReassociateAnnotation = "rlx.reassociate";
 // A perfect nest `for ...: for j: for k: block` whose innermost loop k is a reduction right inside a
 // spatial loop j, scheduled for vectors:
 // - when every load that varies with j reads along its last (contiguous) axis (a matmul's output
-//   row, a column sum), k moves outside j: each output still accumulates in k's order, and the
+//   row, a column sum) and j runs more than once, k moves outside j: each output still accumulates in k's order, and the
 //   inner loop runs along contiguous memory;
 // - else, when a load reads along k contiguously (softmax's row max and sum, a layer norm's mean),
 //   the init moves out of k's loop into a block of its own before it (TVM's decompose_reduction)
