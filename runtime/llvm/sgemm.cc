@@ -62,7 +62,7 @@ struct Gemm {
   bool gemv = false;       // one row: threads take blocks of kGW columns (gemvAvx512)
   // A packed whole before the threads start (null: each block packs its own A). Column units would
   // otherwise each pack all of A again: k-block pc's micro-panels start at packedA + pc * mPadded.
-  const float* packedA = nullptr;
+  float* packedA = nullptr;
   int64_t mPadded = 0;
   // Work units (column or row blocks of `unit` slivers / micro-rows) that threads take in turn: on a
   // shared machine a descheduled thread then holds up one unit, not half of the GEMM.
@@ -393,6 +393,20 @@ bool hasAvx512() {
   return yes;
 }
 
+// Micro-panels [begin, end) of A, every k block, into g.packedA (laid out as blockAvx512 reads it).
+int32_t packWholeA(void* ctx, int64_t begin, int64_t end) {
+  Gemm& g = *static_cast<Gemm*>(ctx);
+  float* whole = g.packedA;
+  for (int64_t s = begin; s < end; ++s) {
+    int64_t i0 = s * kMR;
+    for (int64_t pc = 0; pc < g.k; pc += kKC) {
+      int64_t kc = std::min(kKC, g.k - pc);
+      packA(g, i0, std::min(kMR, g.m - i0), pc, kc, whole + pc * g.mPadded + i0 * kc);
+    }
+  }
+  return 0;
+}
+
 // One thread's share: units taken from the shared counter until none is left. Each thread takes
 // its next unit before it runs the current one, so that the next unit's B can be prefetched.
 int32_t chunk(void* ctx, int64_t, int64_t) {
@@ -465,10 +479,10 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   g.units = (blocks + g.unit - 1) / g.unit;
   int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
   if (shareA && g.units > 1) {
-    // The caller's scratch slot 0 (its blocks then read the shared copy too).
-    float* whole = scratch(0, size_t(g.mPadded * g.k));
-    for (int64_t pc = 0; pc < g.k; pc += kKC) packA(g, 0, g.m, pc, std::min(kKC, g.k - pc), whole + pc * g.mPadded);
-    g.packedA = whole;
+    // Into the caller's scratch slot 0 (its blocks then read the shared copy too), by all threads.
+    g.packedA = scratch(0, size_t(g.mPadded * g.k));
+    int32_t status = rlx_parallel_for(packWholeA, &g, g.mPadded / kMR, kMR * g.k);
+    if (status != 0) return status;
   }
   return rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), work);
 }
