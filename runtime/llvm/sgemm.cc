@@ -133,9 +133,18 @@ void packA(const Gemm& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float*
     }
 }
 
+// dst[0..width) = src[0..n) then zeros: a packed row of a B micro-panel. Inline masked vector copies:
+// a libc memcpy call per 128-byte row (or per run of a convolution's row) cost more than the copy.
+__attribute__((target("avx512f"), always_inline)) inline void copyRow(float* dst, const float* src, int64_t n, int64_t width) {
+  for (int64_t c = 0; c < width; c += 16) {
+    __mmask16 m = n - c >= 16 ? __mmask16(0xFFFF) : n - c <= 0 ? __mmask16(0) : __mmask16((1u << (n - c)) - 1);
+    _mm512_storeu_ps(dst + c, _mm512_maskz_loadu_ps(m, src + c));
+  }
+}
+
 // B[p0.., j0..] (kc x nc) as micro-panels of `width` columns: bp[(s * kc + k) * width + c],
 // zero-padded. A convolution's operand is gathered here (implicit GEMM: no im2col buffer).
-void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp, int64_t width = kNR) {
+__attribute__((target("avx512f"))) void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp, int64_t width = kNR) {
   int64_t slivers = (nc + width - 1) / width;
   if (g.nBUnit) {
     // A few rows at a time across all slivers: each row of B is read front to back (sliver by sliver,
@@ -148,8 +157,7 @@ void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float*
         int64_t w = std::min(width, nc - s * width);
         for (int64_t k = k0; k < k1; ++k) {
           float* dst = bp + (s * kc + k) * width;
-          std::memcpy(dst, g.b + g.kB[size_t(p0 + k)] + g.nB[size_t(j0)] + s * width, size_t(w) * sizeof(float));
-          if (w < width) std::memset(dst + w, 0, size_t(width - w) * sizeof(float));
+          copyRow(dst, g.b + g.kB[size_t(p0 + k)] + g.nB[size_t(j0)] + s * width, w, width);
         }
       }
     }
@@ -183,7 +191,17 @@ void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float*
       const float* row = g.b + g.kB[size_t(p0 + k)];
       float* dst = bp + k * width;
       if (copyRuns) {
-        for (int64_t r = 0; r < runs; ++r) std::memcpy(dst + runStart[r], row + nb[runStart[r]], size_t(runStart[r + 1] - runStart[r]) * sizeof(float));
+        for (int64_t r = 0; r < runs; ++r) {
+          // 16 floats at a time, the last piece masked: a run's copy may not spill into the next
+          // run's columns, which come from elsewhere.
+          int64_t n = runStart[r + 1] - runStart[r];
+          float* d = dst + runStart[r];
+          const float* src = row + nb[runStart[r]];
+          for (int64_t c = 0; c < n; c += 16) {
+            __mmask16 m = n - c >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - c)) - 1);
+            _mm512_mask_storeu_ps(d + c, m, _mm512_maskz_loadu_ps(m, src + c));
+          }
+        }
       } else {
         for (int64_t c = 0; c < w; ++c) dst[c] = row[nb[c]];
       }
@@ -192,8 +210,8 @@ void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float*
   }
 }
 
-// The source rows of the next B panel, prefetched (prefetcht2: measured better than t0/t1 here) one line every `period` k-step pairs of
-// the current panel's micro-tiles: its reads (from DRAM, for a weight matrix) then overlap the FMAs
+// The source rows of the next B panel, prefetched (prefetcht2: measured better than t0/t1 here)
+// one line every `period` k-step pairs of the current panel's micro-tiles: its reads (from DRAM, for a weight matrix) then overlap the FMAs
 // instead of stalling the packing that follows, and are spread out so that they never fill the
 // core's queue of outstanding misses. Rows are `stride` bytes apart (B row-contiguous, equal steps).
 struct PanelPrefetch {
