@@ -31,6 +31,24 @@ IRModuleRef parse(const std::string& text) {
   return mod;
 }
 
+// if/else, a tuple and a call between functions (the bytecode and profile tests).
+const char* const kIfTupleCalls = R"(@I.ir_module
+class Module:
+    @R.function
+    def f(c: R.Prim("bool"), a: R.Tuple(R.Prim("int64"), R.Prim("int64"))) -> R.Prim("int64"):
+        if c:
+            r = a[0]
+        else:
+            r = a[1]
+        return r
+
+    @R.function
+    def main(c: R.Prim("bool")) -> R.Prim("int64"):
+        t = (R.prim_value(3), R.prim_value(4))
+        r = Module.f(c, t)
+        return r
+)";
+
 }  // namespace
 
 TEST_CASE("vm: TVM's lowered modules run and match the evaluator on the source", "[vm]") {
@@ -83,22 +101,7 @@ class Module:
 }
 
 TEST_CASE("vm: bytecode text of if/else, tuples and calls between functions", "[vm]") {
-  auto mod = parse(R"(@I.ir_module
-class Module:
-    @R.function
-    def f(c: R.Prim("bool"), a: R.Tuple(R.Prim("int64"), R.Prim("int64"))) -> R.Prim("int64"):
-        if c:
-            r = a[0]
-        else:
-            r = a[1]
-        return r
-
-    @R.function
-    def main(c: R.Prim("bool")) -> R.Prim("int64"):
-        t = (R.prim_value(3), R.prim_value(4))
-        r = Module.f(c, t)
-        return r
-)");
+  auto mod = parse(kIfTupleCalls);
   auto exec = vm::compileModule(*mod);
   INFO((exec.ok() ? "" : exec.error().message));
   REQUIRE(exec.ok());
@@ -133,22 +136,7 @@ class Module:
 }
 
 TEST_CASE("vm: the profile counts every kernel and builtin call, not calls of VM functions", "[vm]") {
-  auto mod = parse(R"(@I.ir_module
-class Module:
-    @R.function
-    def f(c: R.Prim("bool"), a: R.Tuple(R.Prim("int64"), R.Prim("int64"))) -> R.Prim("int64"):
-        if c:
-            r = a[0]
-        else:
-            r = a[1]
-        return r
-
-    @R.function
-    def main(c: R.Prim("bool")) -> R.Prim("int64"):
-        t = (R.prim_value(3), R.prim_value(4))
-        r = Module.f(c, t)
-        return r
-)");
+  auto mod = parse(kIfTupleCalls);
   auto exec = vm::compileModule(*mod);
   REQUIRE(exec.ok());
   vm::VMOptions options;
