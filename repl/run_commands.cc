@@ -1,4 +1,4 @@
-// The shell's execution commands: :run and :time (a function of the current state on the VM,
+// The shell's execution commands: :run, :time and :profile (a function of the current state on the VM,
 // lowering a copy with the run pipeline when needed) and :bytecode. Prepared modules are cached
 // per state, so repeated runs of one state compile once.
 #include <fmt/format.h>
@@ -12,6 +12,7 @@
 #include "runtime/format.h"
 #include "runtime/inputs.h"
 #include "runtime/kernel_code.h"
+#include "runtime/profile_report.h"
 #include "runtime/runner.h"
 
 namespace rlx::repl {
@@ -165,19 +166,34 @@ void Session::runCommand(const std::string& cmd, const std::string& rest) {
     if (!result.ok()) return error(describe(result.error(), color));
     return print(formatValue(*result) + "\n");
   }
-  // :time — repeat until 0.3 s have passed (at least 5 runs, at most 10000), after one warm-up run.
-  auto warm = p->machine->invoke(func, *inputs);
+  // :time and :profile — repeat until 0.3 s have passed (at least 5 runs, at most 10000), after one
+  // warm-up run; :profile on a VM of its own that times every kernel and builtin call.
+  vm::VirtualMachine* machine = p->machine.get();
+  std::unique_ptr<vm::VirtualMachine> profiling;
+  if (cmd == ":profile") {
+    vm::VMOptions options;
+    options.interpretKernels = interpretKernels_;
+    options.printSink = [this](const std::string& s) { print(s); };
+    options.profile = true;
+    auto loaded = vm::VirtualMachine::load(p->exec, options);
+    if (!loaded.ok()) return error(describe(loaded.error(), color));
+    profiling = std::move(*loaded);
+    machine = profiling.get();
+  }
+  auto warm = machine->invoke(func, *inputs);
   if (!warm.ok()) return error(warm.error().message);
+  machine->resetProfile();
   std::vector<double> ms;
   double total = 0;
   while ((total < 300 || ms.size() < 5) && ms.size() < 10000) {
     auto t0 = std::chrono::steady_clock::now();
-    auto r = p->machine->invoke(func, *inputs);
+    auto r = machine->invoke(func, *inputs);
     double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!r.ok()) return error(r.error().message);
     ms.push_back(t);
     total += t;
   }
+  if (profiling) return print(formatProfile(machine->profile(), int(ms.size()), total));
   std::sort(ms.begin(), ms.end());
   print(fmt::format("{}: median {:.4f} ms, min {:.4f} ms over {} runs\n", func, ms[ms.size() / 2], ms[0], ms.size()));
 }

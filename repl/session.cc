@@ -62,6 +62,7 @@ const CommandDoc kCommands[] = {
     {":source", ":source FILE", "run the commands in FILE"},
     {":run", ":run [FUNC] [INPUT | NAME=INPUT ...]", "run FUNC (default main) on the VM; inputs: x.npy, rand(2, 3), zeros(..), [[1, 2]], 3 (missing: random)"},
     {":time", ":time [FUNC [INPUT ...]]", "median/min time of FUNC on the VM; without FUNC: toggle pass timing"},
+    {":profile", ":profile [FUNC [INPUT ...]]", "where FUNC's time goes on the VM: each kernel and builtin, per run and in %"},
     {":bytecode", ":bytecode [FUNC]", "the VM bytecode of the current state (lowered when needed)"},
     {":llvm", ":llvm [KERNEL]", "optimized LLVM IR of a kernel of the lowered state (all kernels without a name)"},
     {":asm", ":asm [KERNEL]", "host assembly of a kernel of the lowered state"},
@@ -311,7 +312,7 @@ bool Session::command(const std::string& line) {
     finish();
     --sourceDepth_;
     if (!go) return false;
-  } else if (cmd == ":run" || cmd == ":bytecode" || cmd == ":llvm" || cmd == ":asm" || (cmd == ":time" && w.size() > 1)) {
+  } else if (cmd == ":run" || cmd == ":bytecode" || cmd == ":llvm" || cmd == ":asm" || cmd == ":profile" || (cmd == ":time" && w.size() > 1)) {
     runCommand(cmd, rest);
   } else if (cmd == ":time") {
     timePasses_ = !timePasses_;
