@@ -44,16 +44,7 @@ bool parallelSafe(const Stmt& s, const PrimVar* v) {
 Stmt schedule(const Stmt& s) {
   if (!s) return s;
   switch (s->kind()) {
-    case NodeKind::SeqStmt: {
-      auto& seq = static_cast<const SeqStmt&>(*s);
-      std::vector<Stmt> out;
-      bool changed = false;
-      for (auto& x : seq.seq) {
-        out.push_back(schedule(x));
-        changed |= out.back().get() != x.get();
-      }
-      return changed ? Stmt(make<SeqStmt>(std::move(out))) : s;
-    }
+    case NodeKind::SeqStmt: return mapSeq(s, schedule);
     case NodeKind::For: {
       if (Stmt gemm = lowerMatmulNest(s)) return gemm;
       Stmt nest = scheduleReductionNest(s);

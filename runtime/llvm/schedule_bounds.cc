@@ -137,17 +137,7 @@ Stmt IndexFolder::stmt(const Stmt& s) {
       out->span = st.span;
       return out;
     }
-    case NodeKind::SeqStmt: {
-      auto& seq = static_cast<const SeqStmt&>(*s);
-      std::vector<Stmt> out;
-      bool changed = false;
-      for (auto& x : seq.seq) {
-        out.push_back(stmt(x));
-        changed |= out.back().get() != x.get();
-      }
-      if (!changed) return s;
-      return make<SeqStmt>(std::move(out));
-    }
+    case NodeKind::SeqStmt: return mapSeq(s, [&](const Stmt& x) { return stmt(x); });
     case NodeKind::For: {
       auto& f = static_cast<const For&>(*s);
       auto lo = bound(f.min), extent = bound(f.extent);

@@ -1,6 +1,8 @@
 // Field-by-field copies of TIR nodes (IR objects are not copyable: they carry a reference count),
 // for schedule steps that rebuild a loop, block or kernel with one part changed.
 #pragma once
+#include <functional>
+
 #include "ir/tir.h"
 
 namespace rlx {
@@ -40,6 +42,17 @@ inline Ref<BlockRealize> copyRealize(const BlockRealize& r, TirBlockRef block) {
   out->block = std::move(block);
   out->span = r.span;
   return out;
+}
+
+// The SeqStmt `s` with each statement replaced by f(statement); `s` itself when none changes.
+inline Stmt mapSeq(const Stmt& s, const std::function<Stmt(const Stmt&)>& f) {
+  std::vector<Stmt> out;
+  bool changed = false;
+  for (auto& x : static_cast<const SeqStmt&>(*s).seq) {
+    out.push_back(f(x));
+    changed |= out.back().get() != x.get();
+  }
+  return changed ? Stmt(make<SeqStmt>(std::move(out))) : s;
 }
 
 inline PrimFuncRef withBody(const PrimFunc& func, Stmt body) {
