@@ -479,6 +479,8 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   }
   int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
   g.splitRows = slivers < 2 * threads && rowBlocks > slivers;
+  // Row units would each pack all of B again (it is only a few slivers wide): read it in place.
+  if (g.splitRows && g.bRows) g.packB = false;
   int64_t blocks = g.splitRows ? rowBlocks : slivers;
   g.mPadded = (g.m + kMR - 1) / kMR * kMR;
   bool shareA = !g.splitRows && hasAvx512() && g.mPadded * g.k <= kMaxPackedA;
