@@ -249,14 +249,7 @@ struct Inliner {
         out->span = st.span;
         return out;
       }
-      case NodeKind::SeqStmt: {
-        std::vector<Stmt> out;
-        for (auto& x : static_cast<const SeqStmt&>(*s).seq) {
-          out.push_back(stmt(x));
-          changed |= out.back().get() != x.get();
-        }
-        return changed ? Stmt(make<SeqStmt>(std::move(out))) : s;
-      }
+      case NodeKind::SeqStmt: return mapSeq(s, [&](const Stmt& x) { return stmt(x); });
       case NodeKind::For: {
         auto& f = static_cast<const For&>(*s);
         PrimExpr mn = expr(f.min), ext = expr(f.extent);
