@@ -234,18 +234,22 @@ __mmask16 maskOf(int64_t lanes) { return lanes >= 16 ? __mmask16(0xFFFF) : lanes
 // rows[0..R)[0..nr) (accumulating into C's values when `load`) += A micro-panel x B micro-panel. Row r
 // of the C tile starts at rows[r], its columns at cols[0..nr) (contiguous when cols is null). B rows
 // are ldb apart; bm0/bm1 mask B's two halves (all-ones for packed panels, which are zero-padded).
-// One k step of the tile: acc[r] += a[r] * (b0, b1).
-template <int R>
+// The second half's operand in a one-vector tile, never used.
+__attribute__((target("avx512f"), always_inline)) inline __m512 unusedHalf() { return _mm512_setzero_ps(); }
+
+// One k step of the tile: acc[r] += a[r] * (b0, b1). With kTwo false the tile is one vector wide
+// (at most 16 columns, a narrow matrix's only or last sliver): the second half is never computed.
+template <int R, bool kTwo>
 __attribute__((target("avx512f,fma"), always_inline)) inline void step(__m512 (&acc0)[R], __m512 (&acc1)[R], __m512 b0, __m512 b1, const float* a) {
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
     __m512 x = _mm512_set1_ps(a[r]);
     acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
-    acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
+    if constexpr (kTwo) acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
   }
 }
 
-template <int R>
+template <int R, bool kTwo>
 __attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, const float* bp, int64_t ldb, __mmask16 bm0, __mmask16 bm1, float* const* rows,
                                                   const int64_t* cols, int64_t nr, bool load, PanelPrefetch& pf) {
   __m512 acc0[R], acc1[R];
@@ -258,7 +262,7 @@ __attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, c
   for (int r = 0; r < R; ++r) {
     const float* src = cols ? tile[r] : rows[r];
     if (load) {
-      acc0[r] = _mm512_maskz_loadu_ps(cm0, src), acc1[r] = _mm512_maskz_loadu_ps(cm1, src + 16);
+      acc0[r] = _mm512_maskz_loadu_ps(cm0, src), acc1[r] = kTwo ? _mm512_maskz_loadu_ps(cm1, src + 16) : _mm512_setzero_ps();
     } else {
       acc0[r] = _mm512_setzero_ps(), acc1[r] = _mm512_setzero_ps();
     }
@@ -267,19 +271,20 @@ __attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, c
     // Packed panels: plain loads, two k steps per iteration (less loop overhead per FMA).
     int64_t k = 0;
     for (; k + 1 < kc; k += 2, ap += 2 * kMR, bp += 2 * ldb) {
-      step<R>(acc0, acc1, _mm512_loadu_ps(bp), _mm512_loadu_ps(bp + 16), ap);
-      step<R>(acc0, acc1, _mm512_loadu_ps(bp + ldb), _mm512_loadu_ps(bp + ldb + 16), ap + kMR);
+      step<R, kTwo>(acc0, acc1, _mm512_loadu_ps(bp), kTwo ? _mm512_loadu_ps(bp + 16) : unusedHalf(), ap);
+      step<R, kTwo>(acc0, acc1, _mm512_loadu_ps(bp + ldb), kTwo ? _mm512_loadu_ps(bp + ldb + 16) : unusedHalf(), ap + kMR);
       pf.tick();
     }
-    if (k < kc) step<R>(acc0, acc1, _mm512_loadu_ps(bp), _mm512_loadu_ps(bp + 16), ap);
+    if (k < kc) step<R, kTwo>(acc0, acc1, _mm512_loadu_ps(bp), kTwo ? _mm512_loadu_ps(bp + 16) : unusedHalf(), ap);
   } else {
-    for (int64_t k = 0; k < kc; ++k, ap += kMR, bp += ldb) step<R>(acc0, acc1, _mm512_maskz_loadu_ps(bm0, bp), _mm512_maskz_loadu_ps(bm1, bp + 16), ap);
+    for (int64_t k = 0; k < kc; ++k, ap += kMR, bp += ldb)
+      step<R, kTwo>(acc0, acc1, _mm512_maskz_loadu_ps(bm0, bp), kTwo ? _mm512_maskz_loadu_ps(bm1, bp + 16) : unusedHalf(), ap);
   }
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
     if (!cols) {
       _mm512_mask_storeu_ps(rows[r], cm0, acc0[r]);
-      _mm512_mask_storeu_ps(rows[r] + 16, cm1, acc1[r]);
+      if constexpr (kTwo) _mm512_mask_storeu_ps(rows[r] + 16, cm1, acc1[r]);
     } else {
       _mm512_store_ps(tile[r], acc0[r]);
       _mm512_store_ps(tile[r] + 16, acc1[r]);
@@ -343,7 +348,9 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, int64_t j0
 }
 
 using MicroFn = void (*)(int64_t, const float*, const float*, int64_t, __mmask16, __mmask16, float* const*, const int64_t*, int64_t, bool, PanelPrefetch&);
-constexpr MicroFn kMicro[kMR + 1] = {nullptr, micro<1>, micro<2>, micro<3>, micro<4>, micro<5>, micro<6>};
+// kMicro[two halves][rows].
+constexpr MicroFn kMicro[2][kMR + 1] = {{nullptr, micro<1, false>, micro<2, false>, micro<3, false>, micro<4, false>, micro<5, false>, micro<6, false>},
+                                        {nullptr, micro<1, true>, micro<2, true>, micro<3, true>, micro<4, true>, micro<5, true>, micro<6, true>}};
 
 // Rows [i0, i1) x columns [j0, j1) of C, on one thread. [nextJ0, nextJ1): the columns of the block
 // this thread runs next (nextJ0 = -1: none), whose first B panel is prefetched while the last one
@@ -388,7 +395,7 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, 
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             int64_t mr = std::min(kMR, mc - ir);
             for (int64_t r = 0; r < mr; ++r) rows[r] = g.c + g.mC[size_t(ic + ir + r)] + (g.cUnit ? g.nC[size_t(j)] : 0);
-            kMicro[mr](kc, as + ir * kc, bs, ldb, bm0, bm1, rows, g.cUnit ? nullptr : g.nC.data() + j, nr, pc > 0, prefetch);
+            kMicro[nr > 16][mr](kc, as + ir * kc, bs, ldb, bm0, bm1, rows, g.cUnit ? nullptr : g.nC.data() + j, nr, pc > 0, prefetch);
           }
         }
       }
