@@ -123,20 +123,7 @@ PrimExpr IndexFolder::expr(const PrimExpr& e) const {
 Stmt IndexFolder::stmt(const Stmt& s) {
   if (!s) return s;
   switch (s->kind()) {
-    case NodeKind::BufferStore: {
-      auto& st = static_cast<const BufferStore&>(*s);
-      PrimExpr value = expr(st.value);
-      std::vector<PrimExpr> indices;
-      bool changed = value.get() != st.value.get();
-      for (auto& i : st.indices) {
-        indices.push_back(expr(i));
-        changed |= indices.back().get() != i.get();
-      }
-      if (!changed) return s;
-      auto out = make<BufferStore>(st.buffer, value, std::move(indices));
-      out->span = st.span;
-      return out;
-    }
+    case NodeKind::BufferStore: return mapStore(s, [&](const PrimExpr& e) { return expr(e); });
     case NodeKind::SeqStmt: return mapSeq(s, [&](const Stmt& x) { return stmt(x); });
     case NodeKind::For: {
       auto& f = static_cast<const For&>(*s);

@@ -239,16 +239,7 @@ struct Inliner {
     if (!s) return s;
     bool changed = false;
     switch (s->kind()) {
-      case NodeKind::BufferStore: {
-        auto& st = static_cast<const BufferStore&>(*s);
-        PrimExpr v = expr(st.value);
-        changed = v.get() != st.value.get();
-        auto idx = exprs(st.indices, changed);
-        if (!changed) return s;
-        auto out = make<BufferStore>(st.buffer, v, std::move(idx));
-        out->span = st.span;
-        return out;
-      }
+      case NodeKind::BufferStore: return mapStore(s, [&](const PrimExpr& e) { return expr(e); });
       case NodeKind::SeqStmt: return mapSeq(s, [&](const Stmt& x) { return stmt(x); });
       case NodeKind::For: {
         auto& f = static_cast<const For&>(*s);

@@ -55,6 +55,22 @@ inline Stmt mapSeq(const Stmt& s, const std::function<Stmt(const Stmt&)>& f) {
   return changed ? Stmt(make<SeqStmt>(std::move(out))) : s;
 }
 
+// The BufferStore `s` with its value and indices replaced by f(expr); `s` itself when none changes.
+inline Stmt mapStore(const Stmt& s, const std::function<PrimExpr(const PrimExpr&)>& f) {
+  auto& st = static_cast<const BufferStore&>(*s);
+  PrimExpr value = f(st.value);
+  bool changed = value.get() != st.value.get();
+  std::vector<PrimExpr> indices;
+  for (auto& i : st.indices) {
+    indices.push_back(f(i));
+    changed |= indices.back().get() != i.get();
+  }
+  if (!changed) return s;
+  auto out = make<BufferStore>(st.buffer, value, std::move(indices));
+  out->span = st.span;
+  return out;
+}
+
 inline PrimFuncRef withBody(const PrimFunc& func, Stmt body) {
   auto out = make<PrimFunc>();
   out->params = func.params;
