@@ -24,6 +24,8 @@ namespace {
 constexpr int64_t kMR = 6, kNR = 32, kKC = 768, kMC = 96, kNC = 2048;
 // The GEMV path (m = 1): kGV accumulators of 16 lanes cover a block of kGW columns.
 constexpr int64_t kGV = 8, kGW = 16 * kGV;
+// A is read in place (not packed) when its blocks are reused by at most this many column slivers.
+constexpr int64_t kInPlaceSlivers = 8;
 // Up to this many floats (16 MB) of A are packed once per call rather than once per column unit.
 constexpr int64_t kMaxPackedA = int64_t(4) << 20;
 // With A packed once, a column unit's B panel is about this many floats (256 KB): the panel, the
@@ -58,15 +60,21 @@ struct Gemm {
   bool bRows = false;   // nB contiguous and kB evenly ldb apart: B can be read in place
   int64_t ldb = 0;
   bool packB = true;      // else the micro-kernel reads B's rows in place
+  bool aInPlace = false;   // the micro-kernel broadcasts A's elements from A itself (no packing)
   bool splitRows = false;  // threads take row blocks instead of column slivers
   bool gemv = false;       // one row: threads take blocks of kGW columns (gemvAvx512)
   // A packed whole before the threads start (null: each block packs its own A). Column units would
   // otherwise each pack all of A again: k-block pc's micro-panels start at packedA + pc * mPadded.
   float* packedA = nullptr;
   int64_t mPadded = 0;
+  // B packed whole before the threads start, when they split rows (each row unit would otherwise
+  // pack all of B again): k-block pc's micro-panels start at packedB + pc * nPadded.
+  float* packedB = nullptr;
+  int64_t nPadded = 0;
   // Work units (column or row blocks of `unit` slivers / micro-rows) that threads take in turn: on a
   // shared machine a descheduled thread then holds up one unit, not half of the GEMM.
   int64_t unit = 1, units = 0;
+  bool reserveNext = false;  // a thread takes its next unit before it runs the current one
   std::atomic<int64_t> next{0};
 };
 
@@ -231,64 +239,105 @@ struct PanelPrefetch {
 
 __mmask16 maskOf(int64_t lanes) { return lanes >= 16 ? __mmask16(0xFFFF) : lanes <= 0 ? __mmask16(0) : __mmask16((1u << lanes) - 1); }
 
-// rows[0..R)[0..nr) (accumulating into C's values when `load`) += A micro-panel x B micro-panel. Row r
-// of the C tile starts at rows[r], its columns at cols[0..nr) (contiguous when cols is null). B rows
-// are ldb apart; bm0/bm1 mask B's two halves (all-ones for packed panels, which are zero-padded).
+// One micro-tile: rows[0..R)[0..nr) of C (accumulating into C's values when `load`) += A's R rows x
+// B's micro-panel over kc k steps. A comes packed (ap: kMR floats per k step) or, when ap is null,
+// in place: row r's element k at aRows[r][ka[k]], so that an operand used by one or two column
+// slivers (a convolution's input pixels) is not copied first. B's k rows are ldb apart from bp;
+// bm0/bm1 mask its two halves (all-ones for packed panels, which are zero-padded). Row r of the C
+// tile starts at rows[r], its columns at cols[0..nr) (contiguous when cols is null).
+struct Tile {
+  int64_t kc = 0;
+  const float* ap = nullptr;
+  const float* const* aRows = nullptr;
+  const int64_t* ka = nullptr;
+  const float* bp = nullptr;
+  int64_t ldb = 0;
+  __mmask16 bm0 = 0xFFFF, bm1 = 0xFFFF;
+  float* const* rows = nullptr;
+  const int64_t* cols = nullptr;
+  int64_t nr = 0;
+  bool load = false;
+};
+
 // The second half's operand in a one-vector tile, never used.
 __attribute__((target("avx512f"), always_inline)) inline __m512 unusedHalf() { return _mm512_setzero_ps(); }
 
-// One k step of the tile: acc[r] += a[r] * (b0, b1). With kTwo false the tile is one vector wide
+// One k step of the tile: acc[r] += aOf(r) * (b0, b1). With kTwo false the tile is one vector wide
 // (at most 16 columns, a narrow matrix's only or last sliver): the second half is never computed.
-template <int R, bool kTwo>
-__attribute__((target("avx512f,fma"), always_inline)) inline void step(__m512 (&acc0)[R], __m512 (&acc1)[R], __m512 b0, __m512 b1, const float* a) {
+template <int R, bool kTwo, class AOf>
+__attribute__((target("avx512f,fma"), always_inline)) inline void step(__m512 (&acc0)[R], __m512 (&acc1)[R], __m512 b0, __m512 b1, AOf aOf) {
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
-    __m512 x = _mm512_set1_ps(a[r]);
+    __m512 x = _mm512_set1_ps(aOf(r));
     acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
     if constexpr (kTwo) acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
   }
 }
 
-template <int R, bool kTwo>
-__attribute__((target("avx512f,fma"))) void micro(int64_t kc, const float* ap, const float* bp, int64_t ldb, __mmask16 bm0, __mmask16 bm1, float* const* rows,
-                                                  const int64_t* cols, int64_t nr, bool load, PanelPrefetch& pf) {
+// One half of a row of B: all 16 lanes (packed panels), or the lanes in `mask` (B in place).
+template <bool kMasked>
+__attribute__((target("avx512f"), always_inline)) inline __m512 loadB(const float* b, __mmask16 mask) {
+  return kMasked ? _mm512_maskz_loadu_ps(mask, b) : _mm512_loadu_ps(b);
+}
+
+// The k loop over B's rows, A's elements from `aAt(k)(r)`. Two k steps per iteration: less loop
+// overhead per FMA, and the prefetch ticks once per pair.
+template <int R, bool kTwo, bool kMasked, class AAt>
+__attribute__((target("avx512f,fma"), always_inline)) inline void kLoop(__m512 (&acc0)[R], __m512 (&acc1)[R], int64_t kc, const float* bp, int64_t ldb, __mmask16 bm0,
+                                                                          __mmask16 bm1, AAt aAt, PanelPrefetch& pf) {
+  int64_t k = 0;
+  for (; k + 1 < kc; k += 2, bp += 2 * ldb) {
+    step<R, kTwo>(acc0, acc1, loadB<kMasked>(bp, bm0), kTwo ? loadB<kMasked>(bp + 16, bm1) : unusedHalf(), aAt(k));
+    step<R, kTwo>(acc0, acc1, loadB<kMasked>(bp + ldb, bm0), kTwo ? loadB<kMasked>(bp + ldb + 16, bm1) : unusedHalf(), aAt(k + 1));
+    pf.tick();
+  }
+  if (k < kc) step<R, kTwo>(acc0, acc1, loadB<kMasked>(bp, bm0), kTwo ? loadB<kMasked>(bp + 16, bm1) : unusedHalf(), aAt(k));
+}
+
+template <int R, bool kTwo, bool kAPacked>
+__attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& pf) {
   __m512 acc0[R], acc1[R];
-  __mmask16 cm0 = maskOf(nr), cm1 = maskOf(nr - 16);
+  __mmask16 cm0 = maskOf(t.nr), cm1 = maskOf(t.nr - 16);
   alignas(64) float tile[R][kNR];
-  if (load && cols)
+  if (t.load && t.cols)
     for (int r = 0; r < R; ++r)
-      for (int64_t j = 0; j < nr; ++j) tile[r][j] = rows[r][cols[j]];
+      for (int64_t j = 0; j < t.nr; ++j) tile[r][j] = t.rows[r][t.cols[j]];
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
-    const float* src = cols ? tile[r] : rows[r];
-    if (load) {
+    const float* src = t.cols ? tile[r] : t.rows[r];
+    if (t.load) {
       acc0[r] = _mm512_maskz_loadu_ps(cm0, src), acc1[r] = kTwo ? _mm512_maskz_loadu_ps(cm1, src + 16) : _mm512_setzero_ps();
     } else {
       acc0[r] = _mm512_setzero_ps(), acc1[r] = _mm512_setzero_ps();
     }
   }
-  if (bm0 == 0xFFFF && bm1 == 0xFFFF) {
-    // Packed panels: plain loads, two k steps per iteration (less loop overhead per FMA).
-    int64_t k = 0;
-    for (; k + 1 < kc; k += 2, ap += 2 * kMR, bp += 2 * ldb) {
-      step<R, kTwo>(acc0, acc1, _mm512_loadu_ps(bp), kTwo ? _mm512_loadu_ps(bp + 16) : unusedHalf(), ap);
-      step<R, kTwo>(acc0, acc1, _mm512_loadu_ps(bp + ldb), kTwo ? _mm512_loadu_ps(bp + ldb + 16) : unusedHalf(), ap + kMR);
-      pf.tick();
+  // A's element (k, r): from the packed micro-panel, or from its row in place.
+  const float* ap = t.ap;
+  const float* aRow[R];
+  for (int r = 0; r < R; ++r) aRow[r] = kAPacked ? nullptr : t.aRows[r];
+  const int64_t* ka = t.ka;
+  auto aAt = [&](int64_t k) {
+    if constexpr (kAPacked) {
+      const float* a = ap + k * kMR;
+      return [a](int r) { return a[r]; };
+    } else {
+      int64_t off = ka[k];
+      return [&aRow, off](int r) { return aRow[r][off]; };
     }
-    if (k < kc) step<R, kTwo>(acc0, acc1, _mm512_loadu_ps(bp), kTwo ? _mm512_loadu_ps(bp + 16) : unusedHalf(), ap);
-  } else {
-    for (int64_t k = 0; k < kc; ++k, ap += kMR, bp += ldb)
-      step<R, kTwo>(acc0, acc1, _mm512_maskz_loadu_ps(bm0, bp), kTwo ? _mm512_maskz_loadu_ps(bm1, bp + 16) : unusedHalf(), ap);
-  }
+  };
+  if (t.bm0 == 0xFFFF && t.bm1 == 0xFFFF)
+    kLoop<R, kTwo, false>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aAt, pf);
+  else
+    kLoop<R, kTwo, true>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aAt, pf);
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
-    if (!cols) {
-      _mm512_mask_storeu_ps(rows[r], cm0, acc0[r]);
-      if constexpr (kTwo) _mm512_mask_storeu_ps(rows[r] + 16, cm1, acc1[r]);
+    if (!t.cols) {
+      _mm512_mask_storeu_ps(t.rows[r], cm0, acc0[r]);
+      if constexpr (kTwo) _mm512_mask_storeu_ps(t.rows[r] + 16, cm1, acc1[r]);
     } else {
       _mm512_store_ps(tile[r], acc0[r]);
       _mm512_store_ps(tile[r] + 16, acc1[r]);
-      for (int64_t j = 0; j < nr; ++j) rows[r][cols[j]] = tile[r][j];
+      for (int64_t j = 0; j < t.nr; ++j) t.rows[r][t.cols[j]] = tile[r][j];
     }
   }
 }
@@ -347,30 +396,37 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, int64_t j0
   }
 }
 
-using MicroFn = void (*)(int64_t, const float*, const float*, int64_t, __mmask16, __mmask16, float* const*, const int64_t*, int64_t, bool, PanelPrefetch&);
-// kMicro[two halves][rows].
-constexpr MicroFn kMicro[2][kMR + 1] = {{nullptr, micro<1, false>, micro<2, false>, micro<3, false>, micro<4, false>, micro<5, false>, micro<6, false>},
-                                        {nullptr, micro<1, true>, micro<2, true>, micro<3, true>, micro<4, true>, micro<5, true>, micro<6, true>}};
+using MicroFn = void (*)(const Tile&, PanelPrefetch&);
+template <bool kAPacked>
+constexpr MicroFn kMicroRows[2][kMR + 1] = {
+    {nullptr, micro<1, false, kAPacked>, micro<2, false, kAPacked>, micro<3, false, kAPacked>, micro<4, false, kAPacked>, micro<5, false, kAPacked>, micro<6, false, kAPacked>},
+    {nullptr, micro<1, true, kAPacked>, micro<2, true, kAPacked>, micro<3, true, kAPacked>, micro<4, true, kAPacked>, micro<5, true, kAPacked>, micro<6, true, kAPacked>}};
+// kMicro[A packed][two halves][rows].
+constexpr const MicroFn (*kMicro[2])[kMR + 1] = {kMicroRows<false>, kMicroRows<true>};
 
 // Rows [i0, i1) x columns [j0, j1) of C, on one thread. [nextJ0, nextJ1): the columns of the block
 // this thread runs next (nextJ0 = -1: none), whose first B panel is prefetched while the last one
 // here computes.
 void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t nextJ0, int64_t nextJ1) {
-  float* ap = g.packedA ? nullptr : scratch(0, size_t(kMC * kKC));
-  float* bp = g.packB ? scratch(1, size_t(kKC * kNC)) : nullptr;
+  bool packBHere = g.packB && !g.packedB;
+  float* ap = g.packedA || g.aInPlace ? nullptr : scratch(0, size_t(kMC * kKC));
+  float* bp = packBHere ? scratch(1, size_t(kKC * kNC)) : nullptr;
   float* rows[kMR];
+  const float* aRows[kMR];
+  Tile t;
+  t.rows = rows, t.aRows = aRows;
   int64_t tilesPerPanel = (i1 - i0 + kMR - 1) / kMR;
   for (int64_t jc = j0; jc < j1; jc += kNC) {
     int64_t nc = std::min(kNC, j1 - jc);
     for (int64_t pc = 0; pc < g.k; pc += kKC) {
       int64_t kc = std::min(kKC, g.k - pc);
-      if (g.packB) packB(g, pc, kc, jc, nc, bp);
+      if (packBHere) packB(g, pc, kc, jc, nc, bp);
       // The panel after this one: the next k block, else the next column block, here or next.
       int64_t np = 0, nj = nextJ0, nEnd = nextJ1;
       if (pc + kKC < g.k) np = pc + kKC, nj = jc, nEnd = j1;
       else if (jc + kNC < j1) nj = jc + kNC, nEnd = j1;
       PanelPrefetch prefetch;
-      if (nj >= 0 && g.packB && g.bRows) {
+      if (nj >= 0 && packBHere && g.bRows) {
         const char* first = reinterpret_cast<const char*>(g.b + g.kB[size_t(np)] + g.nB[size_t(nj)]);
         int64_t skew = int64_t(reinterpret_cast<uintptr_t>(first) & 63);
         prefetch.row = first - skew;
@@ -382,20 +438,25 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, 
         int64_t pairs = tilesPerPanel * ((nc + kNR - 1) / kNR) * (kc / 2);
         prefetch.period = prefetch.countdown = std::max<int64_t>(1, pairs / std::max<int64_t>(lines, 1));
       }
+      t.kc = kc, t.load = pc > 0, t.ka = g.kA.data() + pc;
       for (int64_t ic = i0; ic < i1; ic += kMC) {
         int64_t mc = std::min(kMC, i1 - ic);
         const float* as = ap;
         if (g.packedA) as = g.packedA + pc * g.mPadded + ic * kc;
-        else packA(g, ic, mc, pc, kc, ap);
+        else if (!g.aInPlace) packA(g, ic, mc, pc, kc, ap);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           int64_t nr = std::min(kNR, nc - jr), j = jc + jr;
-          const float* bs = g.packB ? bp + jr * kc : g.b + g.kB[size_t(pc)] + g.nB[size_t(j)];
-          int64_t ldb = g.packB ? kNR : g.ldb;
-          __mmask16 bm0 = g.packB ? __mmask16(0xFFFF) : maskOf(nr), bm1 = g.packB ? __mmask16(0xFFFF) : maskOf(nr - 16);
+          t.bp = g.packedB ? g.packedB + pc * g.nPadded + j * kc : g.packB ? bp + jr * kc : g.b + g.kB[size_t(pc)] + g.nB[size_t(j)];
+          t.ldb = g.packB ? kNR : g.ldb;
+          t.bm0 = g.packB ? __mmask16(0xFFFF) : maskOf(nr), t.bm1 = g.packB ? __mmask16(0xFFFF) : maskOf(nr - 16);
+          t.cols = g.cUnit ? nullptr : g.nC.data() + j, t.nr = nr;
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             int64_t mr = std::min(kMR, mc - ir);
             for (int64_t r = 0; r < mr; ++r) rows[r] = g.c + g.mC[size_t(ic + ir + r)] + (g.cUnit ? g.nC[size_t(j)] : 0);
-            kMicro[nr > 16][mr](kc, as + ir * kc, bs, ldb, bm0, bm1, rows, g.cUnit ? nullptr : g.nC.data() + j, nr, pc > 0, prefetch);
+            if (g.aInPlace)
+              for (int64_t r = 0; r < mr; ++r) aRows[r] = g.a + g.mA[size_t(ic + ir + r)];
+            t.ap = g.aInPlace ? nullptr : as + ir * kc;
+            kMicro[!g.aInPlace][nr > 16][mr](t, prefetch);
           }
         }
       }
@@ -432,13 +493,47 @@ int32_t packWholeA(void* ctx, int64_t begin, int64_t end) {
   return 0;
 }
 
-// One thread's share: units taken from the shared counter until none is left. Each thread takes
-// its next unit before it runs the current one, so that the next unit's B can be prefetched.
+// Slivers [begin, end) of B, every k block, into g.packedB (laid out as blockAvx512 reads it).
+int32_t packWholeB(void* ctx, int64_t begin, int64_t end) {
+  Gemm& g = *static_cast<Gemm*>(ctx);
+  for (int64_t s = begin; s < end; ++s) {
+    int64_t j0 = s * kNR;
+    for (int64_t pc = 0; pc < g.k; pc += kKC) {
+      int64_t kc = std::min(kKC, g.k - pc);
+      packB(g, pc, kc, j0, std::min(kNR, g.n - j0), g.packedB + pc * g.nPadded + j0 * kc);
+    }
+  }
+  return 0;
+}
+
+// The layout facts the blocking decisions read, from the offset tables.
+void classify(Gemm& g) {
+  g.cUnit = evenlySpaced(g.nC, 1);
+  g.nBUnit = evenlySpaced(g.nB, 1);
+  g.kAUnit = evenlySpaced(g.kA, 1);
+  g.kBUnit = evenlySpaced(g.kB, 1);
+  g.ldb = g.k > 1 ? g.kB[1] - g.kB[0] : 0;
+  g.bRows = g.nBUnit && evenlySpaced(g.kB, g.ldb);
+}
+
+// C^T = B^T A^T: the same GEMM with the operands' roles exchanged.
+void transpose(Gemm& g) {
+  std::swap(g.a, g.b);
+  std::swap(g.m, g.n);
+  std::swap(g.mA, g.nB);
+  std::swap(g.kA, g.kB);
+  std::swap(g.mC, g.nC);
+  classify(g);
+}
+
+// One thread's share: units taken from the shared counter until none is left. With enough units,
+// each thread takes its next unit before it runs the current one, so that the next unit's B can be
+// prefetched; with few, that would leave a thread without work.
 int32_t chunk(void* ctx, int64_t, int64_t) {
   Gemm& g = *static_cast<Gemm*>(ctx);
   auto block = hasAvx512() ? blockAvx512 : blockPortable;
   for (int64_t u = g.next.fetch_add(1); u < g.units;) {
-    int64_t next = g.next.fetch_add(1);
+    int64_t next = g.reserveNext ? g.next.fetch_add(1) : g.units;
     int64_t begin = u * g.unit, end = begin + g.unit;
     if (g.gemv) {
       gemvAvx512(g, begin * kGW, std::min(end * kGW, g.n));
@@ -448,7 +543,7 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
       bool more = next < g.units;
       block(g, 0, g.m, begin * kNR, std::min(end * kNR, g.n), more ? next * g.unit * kNR : -1, more ? std::min((next + 1) * g.unit * kNR, g.n) : -1);
     }
-    u = next;
+    u = g.reserveNext ? next : g.next.fetch_add(1);
   }
   return 0;
 }
@@ -470,12 +565,12 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
       for (int64_t j : g.nC) c[i + j] = 0;
     return 0;
   }
-  g.cUnit = evenlySpaced(g.nC, 1);
-  g.nBUnit = evenlySpaced(g.nB, 1);
-  g.kAUnit = evenlySpaced(g.kA, 1);
-  g.kBUnit = evenlySpaced(g.kB, 1);
-  g.ldb = g.k > 1 ? g.kB[1] - g.kB[0] : 0;
-  g.bRows = g.nBUnit && evenlySpaced(g.kB, g.ldb);
+  classify(g);
+  // A B gathered element by element (an implicit-GEMM convolution's input: neither its columns nor
+  // its k rows contiguous) would be copied into panels for the few row tiles of a contiguous A (the
+  // weights) to reuse. Transposed, it is A, read in place by the broadcasts, and the weights are the
+  // packed B whose rows the vectors span (a convolution's output channels).
+  if (g.m > 1 && !g.nBUnit && !g.kBUnit && (g.kAUnit || evenlySpaced(g.mA, 1))) transpose(g);
   // With few rows each B element is used by few micro-tiles: reading B in place beats copying it.
   g.packB = !(g.bRows && g.m <= 2 * kMR);
   int threads = rlx::parallelThreads();
@@ -486,16 +581,21 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   }
   int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
   g.splitRows = slivers < 2 * threads && rowBlocks > slivers;
-  // Row units would each pack all of B again (it is only a few slivers wide): read it in place.
+  // Row units would each pack all of B again (it is only a few slivers wide): read it in place, or
+  // pack it once for all of them.
   if (g.splitRows && g.bRows) g.packB = false;
+  // A row block is reused by this few column slivers only: packing it would cost about as much as
+  // the tiles' reads of it in place.
+  g.aInPlace = slivers <= kInPlaceSlivers;
   int64_t blocks = g.splitRows ? rowBlocks : slivers;
   g.mPadded = (g.m + kMR - 1) / kMR * kMR;
-  bool shareA = !g.splitRows && hasAvx512() && g.mPadded * g.k <= kMaxPackedA;
+  bool shareA = !g.splitRows && !g.aInPlace && hasAvx512() && g.mPadded * g.k <= kMaxPackedA;
   if (g.splitRows) {
     // About four row blocks per thread, at most an A block each.
     g.unit = std::clamp<int64_t>(blocks / (4 * threads), 1, kMC / kMR);
-  } else if (shareA && g.mPadded * std::min(g.k, kKC) <= kAInL2) {
-    // A's k block stays in L2: panel-sized column units, each reading A from L2 again.
+  } else if ((shareA || g.aInPlace) && g.mPadded * std::min(g.k, kKC) <= kAInL2) {
+    // A's k block (packed once, or in place) stays in L2: panel-sized column units, each reading A
+    // from L2 again.
     g.unit = std::clamp<int64_t>(kPanelFloats / (std::min(g.k, kKC) * kNR), 1, kNC / kNR);
   } else {
     // A streams from memory for each unit: about four units per thread, at least 8 slivers each
@@ -504,11 +604,19 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
     g.unit = std::clamp<int64_t>(std::max(blocks / (4 * threads), least), 1, kNC / kNR);
   }
   g.units = (blocks + g.unit - 1) / g.unit;
+  g.reserveNext = g.units >= 2 * threads;
   int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
   if (shareA && g.units > 1) {
     // Into the caller's scratch slot 0 (its blocks then read the shared copy too), by all threads.
     g.packedA = scratch(0, size_t(g.mPadded * g.k));
     int32_t status = rlx_parallel_for(packWholeA, &g, g.mPadded / kMR, kMR * g.k);
+    if (status != 0) return status;
+  }
+  if (g.splitRows && g.packB && hasAvx512() && g.units > 1) {
+    // Into the caller's scratch slot 1 (its blocks then read the shared copy too), by all threads.
+    g.nPadded = slivers * kNR;
+    g.packedB = scratch(1, size_t(g.nPadded * g.k));
+    int32_t status = rlx_parallel_for(packWholeB, &g, slivers, kNR * g.k);
     if (status != 0) return status;
   }
   return rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), work);

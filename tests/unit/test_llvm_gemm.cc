@@ -142,6 +142,30 @@ TEST_CASE("llvm gemm: batched and broadcast matmuls, vector operands", "[llvm][g
   }
 }
 
+// Implicit-GEMM convolutions: the gathered input becomes the A operand read in place (C transposed,
+// output channels along the vectors), the weights the packed B, shared by the threads' row units.
+// Few and many output channels (in place and packed A), strides, padding, an odd image, a batch.
+TEST_CASE("llvm gemm: conv2d with bias and relu at odd sizes and strides", "[llvm][gemm]") {
+  struct S {
+    int64_t n, ci, hw, co, kernel, stride, pad;
+  };
+  for (S s : {S{1, 5, 13, 7, 3, 1, 1}, S{1, 16, 30, 40, 3, 2, 1}, S{2, 3, 17, 300, 3, 1, 0}, S{1, 8, 9, 33, 1, 1, 0}, S{1, 6, 20, 17, 5, 3, 2}}) {
+    std::string x = "(" + std::to_string(s.n) + ", " + std::to_string(s.ci) + ", " + std::to_string(s.hw) + ", " + std::to_string(s.hw) + ")";
+    std::string w = "(" + std::to_string(s.co) + ", " + std::to_string(s.ci) + ", " + std::to_string(s.kernel) + ", " + std::to_string(s.kernel) + ")";
+    std::string st = std::to_string(s.stride), pd = std::to_string(s.pad);
+    std::string bindings = "            cv = R.nn.conv2d(x, w, strides=[" + st + ", " + st + "], padding=[" + pd + ", " + pd + ", " + pd + ", " + pd +
+                           "])\n            bb = R.reshape(bias, R.shape([1, " + std::to_string(s.co) + ", 1, 1]))\n            ad = R.add(cv, bb)\n            gv = R.nn.relu(ad)\n";
+    auto fs = lower("x: " + T(x) + ", w: " + T(w) + ", bias: " + T("(" + std::to_string(s.co) + ",)"), bindings);
+    INFO(x << " * " << w << " stride " << s.stride << " pad " << s.pad);
+    bool any = false;
+    for (auto& f : fs) {
+      any |= usesGemm(f);
+      CHECK(agree(f, argsFor(*f, 1, 11)) == "");
+    }
+    CHECK(any);
+  }
+}
+
 TEST_CASE("llvm gemm: symbolic dims", "[llvm][gemm]") {
   auto fs = lower("x: " + T("(\"n\", 70)") + ", w: " + T("(70, \"m\")"), "            gv = R.matmul(x, w)\n");
   REQUIRE(fs.size() == 1);
