@@ -122,7 +122,9 @@ class Codegen {
   TV storedValue(const BufferStore& st, int lane);
   void execRealize(const BlockRealize& r);
   void execBlock(const TirBlock& blk, const std::vector<TV>& iterValues);
-  void allocate(const BufferRef& buf);
+  // `zeroed`: filled with zeros first (as the interpreter's are), unless the schedule found that the
+  // kernel overwrites the buffer before reading it (schedule_alloc.h).
+  void allocate(const BufferRef& buf, bool zeroed);
   void matchRegion(const BufferRef& buf, const BufferRegion& source);
   void bindOrCheck(const PrimExpr& e, llvm::Value* value, const std::string& what);
   void emitEntry(const std::string& symbol);

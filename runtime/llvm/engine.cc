@@ -73,6 +73,7 @@ Host& host() {
     exportFn("rlx_parallel_for", &rlx_parallel_for);
     exportFn("rlx_sgemm", &rlx_sgemm);
     exportFn("rlx_workspace_alloc", &rlx_workspace_alloc);
+    exportFn("rlx_workspace_take", &rlx_workspace_take);
     exportFn("rlx_workspace_free", &rlx_workspace_free);
     if (auto e = r.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) r.error = toError(std::move(e), "cannot define the JIT's runtime symbols");
     return r;

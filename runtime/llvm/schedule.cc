@@ -3,6 +3,7 @@
 #include "runtime/llvm/schedule.h"
 
 #include "ir/prim_expr_map.h"
+#include "runtime/llvm/schedule_alloc.h"
 #include "runtime/llvm/schedule_bounds.h"
 #include "runtime/llvm/schedule_gemm.h"
 #include "runtime/llvm/schedule_inline.h"
@@ -77,7 +78,8 @@ Stmt schedule(const Stmt& s) {
 }  // namespace
 
 PrimFuncRef scheduleForCpu(const PrimFuncRef& func) {
-  PrimFuncRef inlined = inlineElementwiseStages(func);
+  // Before the GEMM nests become opaque calls: their outputs are written first by their inits.
+  PrimFuncRef inlined = markWrittenFirst(inlineElementwiseStages(func));
   Stmt body = schedule(foldIndexDivisions(inlined->body));
   if (body.get() == inlined->body.get()) return inlined;
   return withBody(*inlined, body);

@@ -10,6 +10,7 @@
 #include "ir/prim_expr_map.h"
 #include "ir/struct_info.h"
 #include "runtime/llvm/tir_copy.h"
+#include "runtime/llvm/tir_usage.h"
 
 namespace rlx {
 
@@ -19,156 +20,17 @@ namespace {
 // so that chains like x1 = x0 * x0, x2 = x1 * x1, ... cannot grow exponentially.
 constexpr int64_t kMaxInlinedSize = 192;
 
-bool isTrue(const PrimExpr& e) {
-  auto* imm = e ? asIntImm(e) : nullptr;
-  return !e || (imm && imm->value == 1);
-}
-
-bool isZero(const PrimExpr& e) {
-  auto* imm = e ? asIntImm(e) : nullptr;
-  return imm && imm->value == 0;
-}
-
-bool isReduction(const TirBlock& b) {
-  if (b.init) return true;
-  for (auto& iv : b.iterVars)
-    if (iv.kind != IterVar::DataPar) return true;
-  return false;
-}
-
-// What a list of statements does with buffers and variables.
-struct Usage {
-  std::unordered_map<const Buffer*, int> loads;           // BufferLoad sites
-  std::unordered_map<const Buffer*, int> reductionLoads;  // of them, in a reduction block
-  std::unordered_map<const Buffer*, int> broadcastLoads;  // in a block some of whose spatial iter vars
-                                                          // the indices do not use
-  std::unordered_set<const Buffer*> stored, matched;   // BufferStore targets; match_buffer sources
-  std::unordered_set<const PrimVar*> vars;             // every variable mentioned (a data var: opaque use)
-
-  void expr(const PrimExpr& e, const TirBlock* block) {
-    if (!e) return;
-    if (e->kind() == NodeKind::PrimVar) vars.insert(static_cast<const PrimVar*>(e.get()));
-    if (e->kind() == NodeKind::BufferLoad) {
-      auto& l = static_cast<const BufferLoad&>(*e);
-      ++loads[l.buffer.get()];
-      if (block && isReduction(*block)) ++reductionLoads[l.buffer.get()];
-      if (block && broadcast(l, *block)) ++broadcastLoads[l.buffer.get()];
-    }
-    forEachOperand(e, [&](const PrimExpr& x) { expr(x, block); });
-  }
-
-  static bool broadcast(const BufferLoad& l, const TirBlock& b) {
-    for (auto& iv : b.iterVars) {
-      if (iv.kind != IterVar::DataPar) continue;
-      if (std::none_of(l.indices.begin(), l.indices.end(), [&](const PrimExpr& i) { return mentions(i, iv.var.get()); })) return true;
-    }
-    return false;
-  }
-
-  void stmt(const Stmt& s, const TirBlock* block) {
-    if (!s) return;
-    switch (s->kind()) {
-      case NodeKind::BufferStore: {
-        auto& st = static_cast<const BufferStore&>(*s);
-        stored.insert(st.buffer.get());
-        expr(st.value, block);
-        for (auto& i : st.indices) expr(i, block);
-        return;
-      }
-      case NodeKind::SeqStmt:
-        for (auto& x : static_cast<const SeqStmt&>(*s).seq) stmt(x, block);
-        return;
-      case NodeKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        vars.insert(f.loopVar.get());
-        expr(f.min, block), expr(f.extent, block), stmt(f.body, block);
-        return;
-      }
-      case NodeKind::IfThenElse: {
-        auto& i = static_cast<const IfThenElse&>(*s);
-        expr(i.cond, block), stmt(i.thenCase, block), stmt(i.elseCase, block);
-        return;
-      }
-      case NodeKind::LetStmt: {
-        auto& l = static_cast<const LetStmt&>(*s);
-        expr(l.value, block), stmt(l.body, block);
-        return;
-      }
-      case NodeKind::Evaluate: expr(static_cast<const Evaluate&>(*s).value, block); return;
-      case NodeKind::AssertStmt: {
-        auto& a = static_cast<const AssertStmt&>(*s);
-        expr(a.cond, block), expr(a.message, block), stmt(a.body, block);
-        return;
-      }
-      case NodeKind::BlockRealize: {
-        auto& r = static_cast<const BlockRealize&>(*s);
-        for (auto& v : r.iterValues) expr(v, block);
-        expr(r.predicate, block);
-        const TirBlock& b = *r.block;
-        for (auto& iv : b.iterVars) expr(iv.dom.min, &b), expr(iv.dom.extent, &b);
-        for (auto& m : b.matchBuffers) matched.insert(m.source.buffer.get());
-        stmt(b.init, &b), stmt(b.body, &b);
-        return;
-      }
-      default:
-        // A statement kind not analysed here: make every buffer it could touch look opaque.
-        matched.insert(nullptr);
-        return;
-    }
-  }
-
-  bool opaque(const Buffer* b) const { return matched.count(b) || matched.count(nullptr) || (b->data && vars.count(b->data.get())); }
-};
-
-Usage usageOf(const std::vector<Stmt>& seq, size_t begin, size_t end) {
-  Usage u;
-  for (size_t i = begin; i < end; ++i) u.stmt(seq[i], nullptr);
-  return u;
-}
-
 // A top-level nest `for v0, .., vn: block: T[v0, .., vn] = value` that writes every element of the
-// compact intermediate T exactly once.
-struct Stage {
-  const TirBlock* block = nullptr;
-  const BufferStore* store = nullptr;
-  std::vector<const PrimVar*> loopVars;
-};
-
-std::optional<Stage> elementwiseStage(const Stmt& s, const std::vector<BufferRef>& allocs) {
-  Stage st;
-  Stmt cur = s;
-  std::vector<const For*> loops;
-  while (cur && cur->kind() == NodeKind::For) {
-    auto* f = static_cast<const For*>(cur.get());
-    if (f->loopKind != For::Serial || !isZero(f->min)) return std::nullopt;
-    loops.push_back(f);
-    st.loopVars.push_back(f->loopVar.get());
-    cur = f->body;
-  }
-  if (!cur || cur->kind() != NodeKind::BlockRealize) return std::nullopt;
-  auto& r = static_cast<const BlockRealize&>(*cur);
-  const TirBlock& b = *r.block;
-  if (!isTrue(r.predicate) || isReduction(b) || !b.allocBuffers.empty() || !b.matchBuffers.empty()) return std::nullopt;
-  if (!b.body || b.body->kind() != NodeKind::BufferStore) return std::nullopt;
-  auto& store = static_cast<const BufferStore&>(*b.body);
-  const Buffer& t = *store.buffer;
-  bool intermediate = std::any_of(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == &t; });
-  if (!intermediate || !t.strides.empty() || (t.elemOffset && !isZero(t.elemOffset))) return std::nullopt;
-  size_t n = b.iterVars.size();
-  if (store.indices.size() != n || t.shape.size() != n || r.iterValues.size() != n || loops.size() != n) return std::nullopt;
-  for (size_t k = 0; k < n; ++k) {
-    const IterVar& iv = b.iterVars[k];
-    if (store.indices[k].get() != iv.var.get() || !isZero(iv.dom.min) || !exprDeepEqual(iv.dom.extent, t.shape[k])) return std::nullopt;
-    // Bound to a loop of the nest that runs over the whole extent.
-    auto* loopVar = r.iterValues[k]->kind() == NodeKind::PrimVar ? static_cast<const PrimVar*>(r.iterValues[k].get()) : nullptr;
-    auto at = std::find(st.loopVars.begin(), st.loopVars.end(), loopVar);
-    if (at == st.loopVars.end() || !exprDeepEqual(loops[size_t(at - st.loopVars.begin())]->extent, iv.dom.extent)) return std::nullopt;
-    for (size_t j = 0; j < k; ++j)
-      if (r.iterValues[j].get() == loopVar) return std::nullopt;
-  }
-  st.block = &b;
-  st.store = &store;
-  return st;
+// intermediate T exactly once, index k being iter var k (the Inliner maps them back by position).
+std::optional<NestWrite> elementwiseStage(const Stmt& s, const std::vector<BufferRef>& allocs) {
+  auto w = fullWriteNest(s);
+  if (!w || isReduction(*w->block)) return std::nullopt;
+  const Buffer* t = w->store->buffer.get();
+  if (std::none_of(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == t; })) return std::nullopt;
+  if (w->store->indices.size() != w->block->iterVars.size()) return std::nullopt;
+  for (size_t k = 0; k < w->store->indices.size(); ++k)
+    if (w->store->indices[k].get() != w->block->iterVars[k].var.get()) return std::nullopt;
+  return w;
 }
 
 bool hasCall(const PrimExpr& e) {

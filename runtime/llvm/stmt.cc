@@ -8,6 +8,7 @@
 
 #include "ir/attrs.h"
 #include "runtime/llvm/codegen.h"
+#include "runtime/llvm/schedule_alloc.h"
 #include "runtime/llvm/schedule_reduction.h"
 
 namespace rlx::codegen {
@@ -181,9 +182,15 @@ void Codegen::execBlock(const TirBlock& blk, const std::vector<TV>& iterValues) 
     hidden.emplace_back(buf, it == buffers.end() ? std::nullopt : std::optional<BufferBinding>(it->second));
   };
   size_t heapMark = heapBuffers.size();
-  for (auto& buf : blk.allocBuffers) {
+  std::vector<int64_t> writtenFirst;
+  if (blk.annotations)
+    if (auto* a = blk.annotations->find(kWrittenFirstAnnotation); a && *a && (*a)->kind == AttrValue::Array)
+      for (auto& x : (*a)->array)
+        if (x && x->kind == AttrValue::Int) writtenFirst.push_back(x->i);
+  for (size_t k = 0; k < blk.allocBuffers.size(); ++k) {
+    const BufferRef& buf = blk.allocBuffers[k];
     hide(buf.get());
-    allocate(buf);
+    allocate(buf, std::find(writtenFirst.begin(), writtenFirst.end(), int64_t(k)) == writtenFirst.end());
   }
   // Variables that match_buffer shapes bind are unbound when the block ends.
   std::vector<const PrimVar*> before;
@@ -225,7 +232,7 @@ void Codegen::execBlock(const TirBlock& blk, const std::vector<TV>& iterValues) 
   for (auto* v : added) vars.erase(v);
 }
 
-void Codegen::allocate(const BufferRef& buf) {
+void Codegen::allocate(const BufferRef& buf, bool zeroed) {
   BufferBinding view;
   for (size_t k = 0; k < buf->shape.size(); ++k) {
     llvm::Value* d = emitI64(buf->shape[k]);
@@ -253,16 +260,18 @@ void Codegen::allocate(const BufferRef& buf) {
   llvm::Value* bytes = b.CreateMul(elems, b.getInt64(uint64_t(elemBytes)));
   auto* constBytes = llvm::dyn_cast<llvm::ConstantInt>(bytes);
   if (constBytes && constBytes->getSExtValue() <= kMaxStackBytes) {
-    // A static alloca in the entry block, zeroed where the block starts (as the interpreter's).
+    // A static alloca in the entry block, zeroed where the block starts (as the interpreter's) unless
+    // it is written before it is read.
     llvm::IRBuilder<> entry(&b.GetInsertBlock()->getParent()->getEntryBlock(), b.GetInsertBlock()->getParent()->getEntryBlock().begin());
     int64_t n = std::max<int64_t>(constBytes->getSExtValue(), 1);
     auto* slot = entry.CreateAlloca(b.getInt8Ty(), b.getInt64(uint64_t(n)), buf->name);
     slot->setAlignment(llvm::Align(64));
-    b.CreateMemSet(slot, b.getInt8(0), b.getInt64(uint64_t(n)), llvm::MaybeAlign(64));
+    if (zeroed) b.CreateMemSet(slot, b.getInt8(0), b.getInt64(uint64_t(n)), llvm::MaybeAlign(64));
     view.base = slot;
   } else {
-    // Zeroed like the interpreter's, from the thread's recycled workspace (workspace.cc).
-    llvm::FunctionCallee alloc = mod.getOrInsertFunction("rlx_workspace_alloc", b.getPtrTy(), i64());
+    // From the thread's recycled workspace (workspace.cc), zeroed like the interpreter's unless it is
+    // written before it is read.
+    llvm::FunctionCallee alloc = mod.getOrInsertFunction(zeroed ? "rlx_workspace_alloc" : "rlx_workspace_take", b.getPtrTy(), i64());
     llvm::Value* p = b.CreateCall(alloc, {b.CreateSelect(empty, b.getInt64(1), bytes)}, buf->name);
     check(b.CreateIsNotNull(p), "out of memory allocating buffer '" + buf->name + "'");
     heapBuffers.push_back(p);

@@ -29,7 +29,7 @@ Pool& pool() {
 
 }  // namespace
 
-extern "C" void* rlx_workspace_alloc(int64_t bytes) {
+extern "C" void* rlx_workspace_take(int64_t bytes) {
   size_t want = size_t(bytes > 0 ? bytes : 1);
   Pool& p = pool();
   // The smallest released block that fits, unless it is more than twice the request (a small buffer
@@ -52,7 +52,12 @@ extern "C" void* rlx_workspace_alloc(int64_t bytes) {
     block = raw + kHeader;
     capacityOf(block) = cap;
   }
-  std::memset(block, 0, want);
+  return block;
+}
+
+extern "C" void* rlx_workspace_alloc(int64_t bytes) {
+  void* block = rlx_workspace_take(bytes);
+  if (block) std::memset(block, 0, size_t(bytes > 0 ? bytes : 1));
   return block;
 }
 

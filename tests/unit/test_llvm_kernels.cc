@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "runtime/llvm/jit.h"
+#include "runtime/llvm/schedule_alloc.h"
 #include "runtime/llvm/schedule_inline.h"
 #include "tests/unit/legalize_cases.h"
 
@@ -522,6 +523,47 @@ TEST_CASE("llvm schedule: element-wise stages fold into their readers", "[llvm]"
 )");
     CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{1, 2});
     CHECK(agree(f, stagedArgs()) == "");
+  }
+}
+
+// The root block's alloc_buffers (by position) that markWrittenFirst lists as needing no zeroing.
+std::vector<int64_t> writtenFirst(const PrimFuncRef& f) {
+  PrimFuncRef marked = markWrittenFirst(f);
+  auto& root = *static_cast<const BlockRealize&>(*marked->body).block;
+  std::vector<int64_t> out;
+  if (root.annotations)
+    if (auto* a = root.annotations->find(kWrittenFirstAnnotation))
+      for (auto& x : (*a)->array) out.push_back(x->i);
+  return out;
+}
+
+TEST_CASE("llvm schedule: intermediates overwritten before any read are not zeroed", "[llvm]") {
+  const std::string matmulInto0 = R"(    for i, j, k in T.grid(T.int64(4), T.int64(8), T.int64(8)):
+        with T.block("matmul"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                t0[vi, vj] = T.float32(0.0)
+            t0[vi, vj] = t0[vi, vj] + x[vi, vk] * y[vi, vk]
+)";
+  SECTION("an element-wise stage and a reduction's init write their whole buffers first") {
+    auto f = stagedKernel(2, matmulInto0 + stage("scale", "t1", "t0[vi, vj] * T.float32(2.0)") + stage("out", "out", "t1[vi, vj] + t0[vi, vj]"));
+    CHECK(writtenFirst(f) == std::vector<int64_t>{0, 1});
+    CHECK(agree(f, stagedArgs()) == "");
+  }
+  SECTION("read before written, written in part, or written from itself: zeroed") {
+    auto readFirst = stagedKernel(1, stage("out", "out", "t0[vi, vj] + x[vi, vj]") + stage("fill", "t0", "x[vi, vj]"));
+    CHECK(writtenFirst(readFirst).empty());
+    CHECK(agree(readFirst, stagedArgs()) == "");
+    auto part = stagedKernel(1, R"(    for i, j in T.grid(T.int64(4), T.int64(5)):
+        with T.block("part"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            t0[vi, vj] = x[vi, vj]
+)" + stage("out", "out", "t0[vi, vj] + y[vi, vj]"));
+    CHECK(writtenFirst(part).empty());
+    CHECK(agree(part, stagedArgs()) == "");
+    auto fromItself = stagedKernel(1, stage("self", "t0", "t0[vi, T.int64(7) - vj] + x[vi, vj]") + stage("out", "out", "t0[vi, vj]"));
+    CHECK(writtenFirst(fromItself).empty());
+    CHECK(agree(fromItself, stagedArgs()) == "");
   }
 }
 
