@@ -89,8 +89,6 @@ class Codegen {
   // intrin.cc: a PrimCall other than tir.if_then_else.
   TV intrinsic(const PrimCall& c, int lane);
   llvm::Value* callMath(const std::string& name, llvm::Type* ty, std::vector<llvm::Value*> args);
-  // gemm_call.cc: rlx.sgemm (the schedule's recognized matmul) as a call of rlx_sgemm.
-  TV sgemmCall(const PrimCall& c);
 
   // stmt.cc
   void exec(const Stmt& s);
@@ -98,6 +96,23 @@ class Codegen {
   void emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Value* end);
   // parallel.cc: a T.parallel loop as a function of an iteration range, run by rlx_parallel_for.
   void execParallelFor(const For& f, const TV& lo, llvm::Value* extent);
+  // A statement outlined into a function the runtime calls as `function(context, ranges...)`: the
+  // values in scope it uses travel in `context` (8-byte slots the caller has filled), `extra` values
+  // too; `emitBody(extra inside, range arguments)` writes its code with those bindings in place.
+  struct Outlined {
+    llvm::Function* function;
+    llvm::Value* context;
+  };
+  using EmitOutlined = std::function<void(const std::vector<llvm::Value*>&, const std::vector<llvm::Value*>&)>;
+  Outlined outline(const Stmt& body, const std::vector<llvm::Value*>& extra, unsigned ranges, const std::string& name, const EmitOutlined& emitBody);
+  // Returns `code` from the kernel (releasing its heap buffers) unless it is 0.
+  void returnOnFailure(llvm::Value* code);
+  // gemm_call.cc: a loop the schedule marked kGemmEpilogueAnnotation: its GEMM call, with the loop
+  // nest (over C's flattened rows and a column range) as the epilogue of each finished block.
+  void execGemmEpilogue(const For& f, const PrimCall& gemm);
+  // gemm_call.cc: rlx.sgemm (the schedule's recognized matmul) as a call of rlx_sgemm, or of
+  // rlx_sgemm_epilogue with an outlined epilogue.
+  TV sgemmCall(const PrimCall& c, const Outlined* epilogue = nullptr);
   // entry.cc: whether buffer pointers may be marked noalias (the PrimFunc's tir.noalias).
   bool noAlias() const;
 

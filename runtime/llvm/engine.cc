@@ -72,6 +72,7 @@ Host& host() {
     };
     exportFn("rlx_parallel_for", &rlx_parallel_for);
     exportFn("rlx_sgemm", &rlx_sgemm);
+    exportFn("rlx_sgemm_epilogue", &rlx_sgemm_epilogue);
     exportFn("rlx_workspace_alloc", &rlx_workspace_alloc);
     exportFn("rlx_workspace_take", &rlx_workspace_take);
     exportFn("rlx_workspace_free", &rlx_workspace_free);

@@ -1,12 +1,13 @@
 // LLVM codegen, the rlx.sgemm call the CPU schedule puts in place of a recognized float32 matmul or
-// convolution nest (schedule_gemm.cc): C, A and B element pointers and a descriptor for rlx_sgemm.
+// convolution nest (schedule_gemm.cc): C, A and B element pointers and a descriptor for rlx_sgemm,
+// and an element-wise epilogue the schedule fused into it (schedule_epilogue.cc) as a block function.
 #include "runtime/llvm/codegen.h"
 
 namespace rlx::codegen {
 
 // args: C[base], A[base], B[base] (BufferLoads naming each operand's first element), then the
 // descriptor's integers (sgemm.h), stored in a stack array of the function's entry block.
-TV Codegen::sgemmCall(const PrimCall& c) {
+TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
   if (c.args.size() < 6) fail("rlx.sgemm takes at least 6 arguments, got " + std::to_string(c.args.size()));
   std::vector<llvm::Value*> args;
   for (size_t i = 0; i < 3; ++i) {
@@ -21,8 +22,28 @@ TV Codegen::sgemmCall(const PrimCall& c) {
   llvm::Value* desc = entry.CreateAlloca(i64(), b.getInt64(count), "sgemm_desc");
   for (size_t i = 0; i < count; ++i) b.CreateStore(emitI64(c.args[3 + i]), b.CreateConstInBoundsGEP1_64(i64(), desc, i));
   args.push_back(desc);
-  auto* type = llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getPtrTy()}, false);
-  return {b.CreateCall(mod.getOrInsertFunction("rlx_sgemm", type), args), DataType::int32()};
+  std::vector<llvm::Type*> types(4, b.getPtrTy());
+  if (epilogue) {
+    args.push_back(epilogue->function), args.push_back(epilogue->context);
+    types.insert(types.end(), {b.getPtrTy(), b.getPtrTy()});
+  }
+  auto* type = llvm::FunctionType::get(b.getInt32Ty(), types, false);
+  return {b.CreateCall(mod.getOrInsertFunction(epilogue ? "rlx_sgemm_epilogue" : "rlx_sgemm", type), args), DataType::int32()};
+}
+
+// f: `for m in [0, M): for n in [n0, n0 + count): ...` over C's flattened rows and columns, n0 and
+// count variables: the block function (ctx, m0, m1, n1, n2) binds them to the block's columns.
+void Codegen::execGemmEpilogue(const For& f, const PrimCall& gemm) {
+  auto* inner = f.body && f.body->kind() == NodeKind::For ? static_cast<const For*>(f.body.get()) : nullptr;
+  auto asVar = [](const PrimExpr& e) { return e && e->kind() == NodeKind::PrimVar ? static_cast<const PrimVar*>(e.get()) : nullptr; };
+  const PrimVar *first = inner ? asVar(inner->min) : nullptr, *count = inner ? asVar(inner->extent) : nullptr;
+  if (!first || !count) fail("a GEMM epilogue loop must hold a column loop over variables");
+  std::string name = b.GetInsertBlock()->getParent()->getName().str() + "_epilogue" + std::to_string(parallelLoops_++);
+  Outlined epilogue = outline(f.body, {}, 4, name, [&](const std::vector<llvm::Value*>&, const std::vector<llvm::Value*>& block) {
+    ScopedVar n0(*this, first, {block[2]}), n(*this, count, {b.CreateSub(block[3], block[2])});
+    emitLoop(f, cast(TV{b.getInt64(0), DataType::int64()}, f.loopVar->dtype), block[0], block[1]);
+  });
+  returnOnFailure(sgemmCall(gemm, &epilogue).v);
 }
 
 }  // namespace rlx::codegen

@@ -119,17 +119,10 @@ int64_t workOf(const Stmt& s) {
 
 }  // namespace
 
-void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
-  // A loop of constant size with too little work for threads runs inline, as rlx_parallel_for would
-  // run it, without the context, the call and the chunk function (the cost of a small kernel).
-  if (auto c = asIntImm(f.extent)) {
-    int64_t perIteration = workOf(f.body), total = 0;
-    bool small = perIteration > 0 && !__builtin_mul_overflow(c->value, perIteration, &total) && total < kMinParallelWork;
-    if (c->value <= 1 || small) return emitLoop(f, lo, b.getInt64(0), extent);
-  }
-  // 1. The values the body uses: variables in scope (each lane), buffer views, the loop's start.
+Codegen::Outlined Codegen::outline(const Stmt& body, const std::vector<llvm::Value*>& extra, unsigned ranges, const std::string& name, const EmitOutlined& emitBody) {
+  // 1. The values the body uses: variables in scope (each lane), buffer views, then `extra`.
   Uses uses;
-  uses.stmt(f.body);
+  uses.stmt(body);
   std::vector<llvm::Value*> captured;
   std::vector<std::pair<const PrimVar*, size_t>> capturedVars;
   for (const PrimVar* v : uses.vars) {
@@ -139,7 +132,6 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
     captured.insert(captured.end(), it->second.begin(), it->second.end());
   }
   std::vector<const Buffer*> capturedBuffers;
-  std::vector<bool> isBase;
   for (const Buffer* buf : uses.buffers) {
     auto it = buffers.find(buf);
     if (it == buffers.end()) continue;
@@ -150,9 +142,9 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
     captured.insert(captured.end(), view.strides.begin(), view.strides.end());
     captured.push_back(view.offset);
   }
-  captured.push_back(lo.v);
+  captured.insert(captured.end(), extra.begin(), extra.end());
 
-  // 2. The range function: (passed..., begin, end) -> code, with noalias buffer pointers. Constants
+  // 2. The range function: (passed..., ranges...) -> code, with noalias buffer pointers. Constants
   // among the captured values (static shapes and strides, mostly) stay constants in it, so that its
   // loops keep known trip counts and strides; only run-time values travel through the context.
   std::vector<llvm::Value*> passed;
@@ -160,10 +152,8 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
     if (!llvm::isa<llvm::Constant>(v)) passed.push_back(v);
   std::vector<llvm::Type*> types;
   for (auto* v : passed) types.push_back(v->getType());
-  types.push_back(i64());
-  types.push_back(i64());
+  for (unsigned r = 0; r < ranges; ++r) types.push_back(i64());
   llvm::Function* caller = b.GetInsertBlock()->getParent();
-  std::string name = caller->getName().str() + "_parallel" + std::to_string(parallelLoops_++);
   auto* range = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), types, false), llvm::Function::InternalLinkage, name + "_range", mod);
   auto savedVars = vars;
   auto savedBuffers = buffers;
@@ -193,22 +183,23 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
     view.offset = value();
     buffers[buf] = std::move(view);
   }
-  TV rangeLo{value(), lo.t};
-  llvm::Value* begin = range->getArg(arg++);
-  llvm::Value* end = range->getArg(arg++);
-  emitLoop(f, rangeLo, begin, end);
+  std::vector<llvm::Value*> extraIn, rangeArgs;
+  for (size_t i = 0; i < extra.size(); ++i) extraIn.push_back(value());
+  for (unsigned r = 0; r < ranges; ++r) rangeArgs.push_back(range->getArg(arg++));
+  emitBody(extraIn, rangeArgs);
   b.CreateRet(b.getInt32(0));
 
-  // 3. The chunk function the pool calls: (ctx, begin, end) unpacks the slots into a range call.
-  auto* chunk = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), i64(), i64()}, false), llvm::Function::InternalLinkage, name + "_chunk", mod);
-  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", chunk));
+  // 3. The wrapper the runtime calls: (ctx, ranges...) unpacks the slots into a range call.
+  std::vector<llvm::Type*> wrapperTypes = {b.getPtrTy()};
+  for (unsigned r = 0; r < ranges; ++r) wrapperTypes.push_back(i64());
+  auto* wrapper = llvm::Function::Create(llvm::FunctionType::get(b.getInt32Ty(), wrapperTypes, false), llvm::Function::InternalLinkage, name + "_chunk", mod);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
   std::vector<llvm::Value*> unpacked;
-  for (size_t i = 0; i < passed.size(); ++i) unpacked.push_back(b.CreateLoad(types[i], b.CreateConstInBoundsGEP1_64(i64(), chunk->getArg(0), i)));
-  unpacked.push_back(chunk->getArg(1));
-  unpacked.push_back(chunk->getArg(2));
+  for (size_t i = 0; i < passed.size(); ++i) unpacked.push_back(b.CreateLoad(types[i], b.CreateConstInBoundsGEP1_64(i64(), wrapper->getArg(0), i)));
+  for (unsigned r = 0; r < ranges; ++r) unpacked.push_back(wrapper->getArg(1 + r));
   b.CreateRet(b.CreateCall(range, unpacked));
 
-  // 4. Back in the caller: fill the context, run the loop on the pool, pass a failure code on.
+  // 4. Back in the caller: the context filled with the passed values.
   vars = std::move(savedVars);
   buffers = std::move(savedBuffers);
   heapBuffers = std::move(savedHeap);
@@ -216,8 +207,11 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
   llvm::IRBuilder<> entry(&caller->getEntryBlock(), caller->getEntryBlock().begin());
   auto* slots = entry.CreateAlloca(i64(), b.getInt64(std::max<size_t>(passed.size(), 1)), "parallel_ctx");
   for (size_t i = 0; i < passed.size(); ++i) b.CreateStore(passed[i], b.CreateConstInBoundsGEP1_64(i64(), slots, i));
-  llvm::FunctionCallee parallelFor = mod.getOrInsertFunction("rlx_parallel_for", b.getInt32Ty(), b.getPtrTy(), b.getPtrTy(), i64(), i64());
-  llvm::Value* code = b.CreateCall(parallelFor, {chunk, slots, extent, b.getInt64(uint64_t(std::max<int64_t>(workOf(f.body), 0)))});
+  return {wrapper, slots};
+}
+
+void Codegen::returnOnFailure(llvm::Value* code) {
+  llvm::Function* caller = b.GetInsertBlock()->getParent();
   auto* failed = llvm::BasicBlock::Create(ctx, "parallel_failed", caller);
   auto* ok = llvm::BasicBlock::Create(ctx, "parallel_ok", caller);
   b.CreateCondBr(b.CreateICmpEQ(code, b.getInt32(0)), ok, failed);
@@ -225,6 +219,22 @@ void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
   freeHeapBuffers();
   b.CreateRet(code);
   b.SetInsertPoint(ok);
+}
+
+void Codegen::execParallelFor(const For& f, const TV& lo, llvm::Value* extent) {
+  // A loop of constant size with too little work for threads runs inline, as rlx_parallel_for would
+  // run it, without the context, the call and the chunk function (the cost of a small kernel).
+  if (auto c = asIntImm(f.extent)) {
+    int64_t perIteration = workOf(f.body), total = 0;
+    bool small = perIteration > 0 && !__builtin_mul_overflow(c->value, perIteration, &total) && total < kMinParallelWork;
+    if (c->value <= 1 || small) return emitLoop(f, lo, b.getInt64(0), extent);
+  }
+  std::string name = b.GetInsertBlock()->getParent()->getName().str() + "_parallel" + std::to_string(parallelLoops_++);
+  Outlined chunk = outline(f.body, {lo.v}, 2, name, [&](const std::vector<llvm::Value*>& extraIn, const std::vector<llvm::Value*>& range) {
+    emitLoop(f, TV{extraIn[0], lo.t}, range[0], range[1]);
+  });
+  llvm::FunctionCallee parallelFor = mod.getOrInsertFunction("rlx_parallel_for", b.getInt32Ty(), b.getPtrTy(), b.getPtrTy(), i64(), i64());
+  returnOnFailure(b.CreateCall(parallelFor, {chunk.function, chunk.context, extent, b.getInt64(uint64_t(std::max<int64_t>(workOf(f.body), 0)))}));
 }
 
 }  // namespace rlx::codegen

@@ -5,6 +5,7 @@
 #include "ir/prim_expr_map.h"
 #include "runtime/llvm/schedule_alloc.h"
 #include "runtime/llvm/schedule_bounds.h"
+#include "runtime/llvm/schedule_epilogue.h"
 #include "runtime/llvm/schedule_gemm.h"
 #include "runtime/llvm/schedule_inline.h"
 #include "runtime/llvm/schedule_reduction.h"
@@ -47,6 +48,8 @@ Stmt schedule(const Stmt& s) {
   switch (s->kind()) {
     case NodeKind::SeqStmt: return mapSeq(s, schedule);
     case NodeKind::For: {
+      // A GEMM with its fused epilogue (schedule_epilogue.h) runs on the GEMM's threads.
+      if (auto& a = static_cast<const For&>(*s).annotations; a && a->find(kGemmEpilogueAnnotation)) return s;
       if (Stmt gemm = lowerMatmulNest(s)) return gemm;
       Stmt nest = scheduleReductionNest(s);
       auto& f = static_cast<const For&>(*nest);
@@ -79,7 +82,7 @@ Stmt schedule(const Stmt& s) {
 
 PrimFuncRef scheduleForCpu(const PrimFuncRef& func) {
   // Before the GEMM nests become opaque calls: their outputs are written first by their inits.
-  PrimFuncRef inlined = markWrittenFirst(inlineElementwiseStages(func));
+  PrimFuncRef inlined = fuseGemmEpilogues(markWrittenFirst(inlineElementwiseStages(func)));
   Stmt body = schedule(foldIndexDivisions(inlined->body));
   if (body.get() == inlined->body.get()) return inlined;
   return withBody(*inlined, body);

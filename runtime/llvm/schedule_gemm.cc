@@ -108,45 +108,45 @@ bool sameIndices(const std::vector<PrimExpr>& x, const std::vector<PrimExpr>& y)
 
 }  // namespace
 
-Stmt lowerMatmulNest(const Stmt& s) {
+std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   // 1. A perfect nest of serial loops from 0 over one block binding each loop var to one iter var.
   std::vector<const For*> nest;
   Stmt cur = s;
   while (cur && cur->kind() == NodeKind::For) {
     auto* f = static_cast<const For*>(cur.get());
     auto* lo = asIntImm(f->min);
-    if (f->loopKind != For::Serial || !lo || lo->value != 0) return nullptr;
+    if (f->loopKind != For::Serial || !lo || lo->value != 0) return std::nullopt;
     nest.push_back(f);
     cur = f->body;
   }
-  if (nest.size() < 2 || !cur || cur->kind() != NodeKind::BlockRealize) return nullptr;
+  if (nest.size() < 2 || !cur || cur->kind() != NodeKind::BlockRealize) return std::nullopt;
   auto& realize = static_cast<const BlockRealize&>(*cur);
   const TirBlock& block = *realize.block;
-  if (auto* p = asIntImm(realize.predicate); realize.predicate && (!p || p->value == 0)) return nullptr;
-  if (!block.allocBuffers.empty() || !block.matchBuffers.empty() || !block.init) return nullptr;
-  if (realize.iterValues.size() != nest.size() || block.iterVars.size() != nest.size()) return nullptr;
+  if (auto* p = asIntImm(realize.predicate); realize.predicate && (!p || p->value == 0)) return std::nullopt;
+  if (!block.allocBuffers.empty() || !block.matchBuffers.empty() || !block.init) return std::nullopt;
+  if (realize.iterValues.size() != nest.size() || block.iterVars.size() != nest.size()) return std::nullopt;
   std::vector<const PrimVar*> loopVars;
   for (auto* f : nest) loopVars.push_back(f->loopVar.get());
   for (auto* f : nest)
-    if (!invariant(f->extent, loopVars)) return nullptr;
+    if (!invariant(f->extent, loopVars)) return std::nullopt;
   std::vector<size_t> loopOf(nest.size(), nest.size());  // iter var index -> nest position
   for (size_t k = 0; k < nest.size(); ++k) {
     auto it = std::find(loopVars.begin(), loopVars.end(), asVar(realize.iterValues[k]));
     size_t pos = size_t(it - loopVars.begin());
-    if (it == loopVars.end() || std::find(loopOf.begin(), loopOf.end(), pos) != loopOf.end()) return nullptr;
+    if (it == loopVars.end() || std::find(loopOf.begin(), loopOf.end(), pos) != loopOf.end()) return std::nullopt;
     loopOf[k] = pos;
     auto kind = block.iterVars[k].kind;
-    if (kind != IterVar::CommReduce && kind != IterVar::DataPar) return nullptr;
+    if (kind != IterVar::CommReduce && kind != IterVar::DataPar) return std::nullopt;
   }
 
   // 2. init C[I] = 0 and body C[I] = C[I] + X * Y in float32, C indexed by spatial iter vars.
-  if (block.init->kind() != NodeKind::BufferStore || !block.body || block.body->kind() != NodeKind::BufferStore) return nullptr;
+  if (block.init->kind() != NodeKind::BufferStore || !block.body || block.body->kind() != NodeKind::BufferStore) return std::nullopt;
   auto& init = static_cast<const BufferStore&>(*block.init);
   auto& update = static_cast<const BufferStore&>(*block.body);
   const Buffer& c = *update.buffer;
   auto* zero = init.value && init.value->kind() == NodeKind::FloatImm ? static_cast<const FloatImm*>(init.value.get()) : nullptr;
-  if (init.buffer.get() != &c || !sameIndices(init.indices, update.indices) || !zero || zero->value != 0 || !isFloat32(c.dtype)) return nullptr;
-  if (update.indices.empty() || !update.value || update.value->kind() != NodeKind::Add) return nullptr;
+  if (init.buffer.get() != &c || !sameIndices(init.indices, update.indices) || !zero || zero->value != 0 || !isFloat32(c.dtype)) return std::nullopt;
+  if (update.indices.empty() || !update.value || update.value->kind() != NodeKind::Add) return std::nullopt;
   auto& sum = static_cast<const PrimBinary&>(*update.value);
   auto isSelf = [&](const PrimExpr& e) {
     if (e->kind() != NodeKind::BufferLoad) return false;
@@ -154,23 +154,23 @@ Stmt lowerMatmulNest(const Stmt& s) {
     return l.buffer.get() == &c && sameIndices(l.indices, update.indices);
   };
   const PrimExpr& product = isSelf(sum.a) ? sum.b : isSelf(sum.b) ? sum.a : PrimExpr();
-  if (!product || product->kind() != NodeKind::Mul || !isFloat32(product->dtype)) return nullptr;
+  if (!product || product->kind() != NodeKind::Mul || !isFloat32(product->dtype)) return std::nullopt;
   auto& mulNode = static_cast<const PrimBinary&>(*product);
   Operand x, y;
-  if (!parseOperand(mulNode.a, block, x) || !parseOperand(mulNode.b, block, y)) return nullptr;
+  if (!parseOperand(mulNode.a, block, x) || !parseOperand(mulNode.b, block, y)) return std::nullopt;
   for (auto* o : {&x, &y})
-    if (o->load->buffer.get() == &c || (c.data && o->load->buffer->data.get() == c.data.get())) return nullptr;
+    if (o->load->buffer.get() == &c || (c.data && o->load->buffer->data.get() == c.data.get())) return std::nullopt;
   std::vector<const PrimVar*> cVars;
   for (auto& e : update.indices) {
     auto* v = asVar(e);
-    if (!v || std::find(cVars.begin(), cVars.end(), v) != cVars.end()) return nullptr;
+    if (!v || std::find(cVars.begin(), cVars.end(), v) != cVars.end()) return std::nullopt;
     cVars.push_back(v);
   }
 
   // 3. Roles: B is the operand indexed by C's last index (j) and A the other; a spatial var in A only
   // is a row (i) dim, in B only a column dim, else a batch loop kept outside; reductions are k dims.
   const PrimVar* j = cVars.back();
-  if ((x.uses(j) != 0) == (y.uses(j) != 0)) return nullptr;
+  if ((x.uses(j) != 0) == (y.uses(j) != 0)) return std::nullopt;
   const Operand& b = x.uses(j) ? x : y;
   const Operand& a = x.uses(j) ? y : x;
   std::vector<const PrimVar*> rows, cols, red, batch;
@@ -182,11 +182,11 @@ Stmt lowerMatmulNest(const Stmt& s) {
   for (size_t k = 0; k < block.iterVars.size(); ++k) {
     const PrimVar* v = block.iterVars[k].var.get();
     if (block.iterVars[k].kind == IterVar::CommReduce) reductions.push_back({loopOf[k], v});
-    else if (std::find(cVars.begin(), cVars.end(), v) == cVars.end()) return nullptr;  // spatial but not an output index
+    else if (std::find(cVars.begin(), cVars.end(), v) == cVars.end()) return std::nullopt;  // spatial but not an output index
   }
   std::sort(reductions.begin(), reductions.end());
   for (auto& r : reductions) red.push_back(r.second);
-  if (red.empty()) return nullptr;
+  if (red.empty()) return std::nullopt;
   auto posOf = [&](const PrimVar* v) {
     for (size_t k = 0; k < block.iterVars.size(); ++k)
       if (block.iterVars[k].var.get() == v) return loopOf[k];
@@ -195,7 +195,7 @@ Stmt lowerMatmulNest(const Stmt& s) {
   // The GEMM's loops are the innermost ones (batch loops stay around the call).
   for (auto* group : {&rows, &cols, &red})
     for (auto* v : *group)
-      if (posOf(v) < batch.size()) return nullptr;
+      if (posOf(v) < batch.size()) return std::nullopt;
 
   // C's strides come from its own indices (each a single var).
   auto cStride = [&](const PrimVar* v) {
@@ -227,7 +227,12 @@ Stmt lowerMatmulNest(const Stmt& s) {
   for (auto* v : rows) args.insert(args.end(), {nest[posOf(v)]->extent, a.stride(v), cStride(v)});
   for (auto* v : cols) args.insert(args.end(), {nest[posOf(v)]->extent, b.stride(v), cStride(v)});
   for (auto* v : red) args.insert(args.end(), {nest[posOf(v)]->extent, a.stride(v), b.stride(v)});
-  Stmt body = make<Evaluate>(make<PrimCall>(DataType::int32(), "rlx.sgemm", std::move(args)));
+  GemmNest out;
+  out.call = make<PrimCall>(DataType::int32(), "rlx.sgemm", std::move(args));
+  out.c = update.buffer;
+  for (auto* v : cVars) out.rowDims.push_back(std::find(rows.begin(), rows.end(), v) != rows.end());
+  out.batched = !batch.empty();
+  Stmt body = make<Evaluate>(out.call);
   for (size_t k = batch.size(); k-- > 0;) {
     auto f = make<For>();
     f->loopVar = nest[k]->loopVar;
@@ -239,7 +244,13 @@ Stmt lowerMatmulNest(const Stmt& s) {
     f->span = nest[k]->span;
     body = f;
   }
-  return body;
+  out.stmt = body;
+  return out;
+}
+
+Stmt lowerMatmulNest(const Stmt& s) {
+  auto gemm = matchMatmulNest(s);
+  return gemm ? gemm->stmt : nullptr;
 }
 
 }  // namespace rlx

@@ -1,6 +1,9 @@
 // CPU schedule, GEMM nests: a float32 `C[.., i, j] += A[.., i, k] * B[.., k, j]` reduction nest (any
 // strides, implicit-GEMM convolutions, batch loops outside) becomes a packed GEMM call. Internal.
 #pragma once
+#include <optional>
+#include <vector>
+
 #include "ir/tir.h"
 
 namespace rlx {
@@ -13,5 +16,15 @@ namespace rlx {
 // y * s + ry), C's last index var indexes exactly one operand (B), and the batch loops (vars in both
 // operands or neither) are outside the others. Null when it is not such a nest.
 Stmt lowerMatmulNest(const Stmt& s);
+
+// The same recognition, with what an epilogue fused into the GEMM needs to know.
+struct GemmNest {
+  Stmt stmt;           // what lowerMatmulNest returns
+  PrimExpr call;       // its rlx.sgemm call
+  BufferRef c;         // the output
+  std::vector<bool> rowDims;  // per index of C: flattened into the GEMM's rows (i), else its columns (j)
+  bool batched = false;       // batch loops stay around the call
+};
+std::optional<GemmNest> matchMatmulNest(const Stmt& s);
 
 }  // namespace rlx

@@ -78,6 +78,12 @@ struct Gemm {
   // shared machine a descheduled thread then holds up one unit, not half of the GEMM.
   int64_t unit = 1, units = 0;
   bool reserveNext = false;  // a thread takes its next unit before it runs the current one
+  // The element-wise epilogue each finished block of C goes through (null: none), in the caller's
+  // coordinates (before `transpose` swapped rows and columns), and the first failure it reported.
+  RlxGemmEpilogue epilogue = nullptr;
+  void* epilogueCtx = nullptr;
+  bool transposed = false;
+  mutable std::atomic<int32_t> status{0};
   std::atomic<int64_t> next{0};
 };
 
@@ -345,6 +351,14 @@ __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& 
   }
 }
 
+// Rows [i0, i1) x columns [j0, j1) of C are final: through the epilogue with them.
+void finish(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  if (!g.epilogue || i0 >= i1 || j0 >= j1) return;
+  int32_t code = g.transposed ? g.epilogue(g.epilogueCtx, j0, j1, i0, i1) : g.epilogue(g.epilogueCtx, i0, i1, j0, j1);
+  int32_t none = 0;
+  if (code != 0) g.status.compare_exchange_strong(none, code);
+}
+
 // M = 1 (a vector times a matrix: batch-1 inference). The micro-kernel would keep two accumulators,
 // each FMA waiting for the previous one; here a block of kGW columns keeps kGV independent
 // accumulators while k runs, over B's rows in place or its packed panels. Same sums as the tiles:
@@ -396,6 +410,7 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, int64_t j0
       for (int64_t v = 0; v < kGV; ++v) _mm512_store_ps(tile + 16 * v, acc[v]);
       for (int64_t t = 0; t < w; ++t) c[g.nC[size_t(j + t)]] = tile[t];
     }
+    finish(g, 0, 1, j, j + w);
   }
 }
 
@@ -464,6 +479,7 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, 
         }
       }
     }
+    finish(g, i0, i1, jc, jc + nc);
   }
 }
 
@@ -475,6 +491,7 @@ void blockPortable(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1
       for (int64_t k = 0; k < g.k; ++k) acc = std::fma(g.a[g.mA[size_t(i)] + g.kA[size_t(k)]], g.b[g.kB[size_t(k)] + g.nB[size_t(j)]], acc);
       g.c[g.mC[size_t(i)] + g.nC[size_t(j)]] = acc;
     }
+  finish(g, i0, i1, j0, j1);
 }
 
 bool hasAvx512() {
@@ -526,6 +543,7 @@ void transpose(Gemm& g) {
   std::swap(g.mA, g.nB);
   std::swap(g.kA, g.kB);
   std::swap(g.mC, g.nC);
+  g.transposed = !g.transposed;
   classify(g);
 }
 
@@ -553,9 +571,9 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
 
 }  // namespace
 
-extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc) {
-  Gemm g;
-  g.c = c, g.a = a, g.b = b;
+namespace {
+
+int32_t run(Gemm& g, const int64_t* desc) {
   int64_t nm = desc[0], nn = desc[1], nk = desc[2];
   const int64_t* dims = desc + 3;
   offsets(dims, nm, 0, 1, g.mA, g.mC);
@@ -565,8 +583,9 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   if (g.m == 0 || g.n == 0) return 0;
   if (g.k == 0) {
     for (int64_t i : g.mC)
-      for (int64_t j : g.nC) c[i + j] = 0;
-    return 0;
+      for (int64_t j : g.nC) g.c[i + j] = 0;
+    finish(g, 0, g.m, 0, g.n);
+    return g.status;
   }
   classify(g);
   // A B gathered element by element (an implicit-GEMM convolution's input: neither its columns nor
@@ -585,7 +604,8 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
   if (g.m == 1 && hasAvx512()) {
     g.gemv = true;
     g.units = (g.n + kGW - 1) / kGW;
-    return rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), kGW * g.k);
+    int32_t code = rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), kGW * g.k);
+    return code != 0 ? code : int32_t(g.status);
   }
   int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
   g.splitRows = slivers < 2 * threads && rowBlocks > slivers;
@@ -628,5 +648,21 @@ extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int
     int32_t status = rlx_parallel_for(packWholeB, &g, slivers, kNR * g.k);
     if (status != 0) return status;
   }
-  return rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), work);
+  int32_t code = rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), work);
+  return code != 0 ? code : int32_t(g.status);
+}
+
+}  // namespace
+
+extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc) {
+  Gemm g;
+  g.c = c, g.a = a, g.b = b;
+  return run(g, desc);
+}
+
+extern "C" int32_t rlx_sgemm_epilogue(float* c, const float* a, const float* b, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx) {
+  Gemm g;
+  g.c = c, g.a = a, g.b = b;
+  g.epilogue = epilogue, g.epilogueCtx = ctx;
+  return run(g, desc);
 }

@@ -11,4 +11,12 @@ extern "C" {
 // strides in A and C, per j dim its extent and strides in B and C, per k dim its extent and strides
 // in A and B (elements; k dims in the block's summation order). No dims means extent 1. Returns 0.
 int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc);
+
+// The same GEMM, each block of C (rows [i0, i1) x columns [j0, j1) of the flattened i and j) then
+// passed to `epilogue(ctx, i0, i1, j0, j1)` by the thread that computed it, as soon as the block is
+// final: an element-wise epilogue (bias, activation, residual) reads C while it is in cache, and
+// needs no pass of its own. The blocks partition C. Returns the first non-zero code an epilogue
+// call returned (0 when all succeeded).
+typedef int32_t (*RlxGemmEpilogue)(void* ctx, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
+int32_t rlx_sgemm_epilogue(float* c, const float* a, const float* b, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx);
 }

@@ -9,6 +9,7 @@
 #include "ir/attrs.h"
 #include "runtime/llvm/codegen.h"
 #include "runtime/llvm/schedule_alloc.h"
+#include "runtime/llvm/schedule_epilogue.h"
 #include "runtime/llvm/schedule_reduction.h"
 
 namespace rlx::codegen {
@@ -100,6 +101,12 @@ void Codegen::execFor(const For& f) {
   TV lo = cast(emit(f.min), t);
   llvm::Value* extent = emitI64(f.extent);
   if (f.loopKind == For::Parallel) return execParallelFor(f, lo, extent);
+  if (f.annotations)
+    if (auto* gemm = f.annotations->find(kGemmEpilogueAnnotation)) {
+      auto* call = *gemm && (*gemm)->prim && (*gemm)->prim->kind() == NodeKind::PrimCall ? static_cast<const PrimCall*>((*gemm)->prim.get()) : nullptr;
+      if (!call) fail("the " + std::string(kGemmEpilogueAnnotation) + " annotation does not hold a GEMM call");
+      return execGemmEpilogue(f, *call);
+    }
   bool outer = reassociating_;
   if (auto mark = attrInt(f.annotations, kReassociateAnnotation)) reassociating_ = *mark != 0;
   emitLoop(f, lo, b.getInt64(0), extent);

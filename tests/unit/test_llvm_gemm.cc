@@ -79,6 +79,12 @@ bool usesGemm(const PrimFuncRef& f) {
   return ir.ok() && contains(*ir, "rlx_sgemm");
 }
 
+// Whether the kernel's element-wise epilogue runs inside the GEMM (schedule_epilogue.cc).
+bool fusedEpilogue(const PrimFuncRef& f) {
+  auto ir = emitLLVM(f, "gemm");
+  return ir.ok() && contains(*ir, "rlx_sgemm_epilogue");
+}
+
 std::string T(const std::string& shape) { return "R.Tensor(" + shape + ", \"float32\")"; }
 
 }  // namespace
@@ -164,6 +170,66 @@ TEST_CASE("llvm gemm: conv2d with bias and relu at odd sizes and strides", "[llv
     }
     CHECK(any);
   }
+}
+
+// The element-wise nest after a GEMM runs per finished block inside it: operands shaped like the
+// output read at the same element, a bias over the rows or the columns, an operand over several row
+// or column dims (indices recovered from the flattened ones by division), a transcendental.
+TEST_CASE("llvm gemm: element-wise epilogues fused into the GEMM agree", "[llvm][gemm]") {
+  struct S {
+    std::string params, bindings;
+    bool fused;
+  };
+  std::vector<S> cases = {
+      {"x: " + T("(37, 70)") + ", w: " + T("(70, 45)") + ", b: " + T("(45,)") + ", r: " + T("(37, 45)"),
+       "            mm = R.matmul(x, w)\n            ad = R.add(mm, b)\n            gl = R.nn.gelu(ad)\n            gv = R.add(gl, r)\n", true},
+      {"x: " + T("(1, 70)") + ", w: " + T("(70, 300)") + ", b: " + T("(300,)"), "            mm = R.matmul(x, w)\n            ad = R.add(mm, b)\n            gv = R.nn.relu(ad)\n", true},
+      {"x: " + T("(2, 3, 35)") + ", w: " + T("(35, 40)") + ", b: " + T("(3, 40)"), "            mm = R.matmul(x, w)\n            gv = R.multiply(mm, b)\n", true},
+      {"x: " + T("(1, 8, 12, 10)") + ", w: " + T("(16, 8, 3, 3)") + ", p: " + T("(1, 1, 10, 8)"),
+       "            cv = R.nn.conv2d(x, w)\n            gv = R.add(cv, p)\n", true},
+      {"x: " + T("(4, 9, 33)") + ", w: " + T("(4, 33, 20)") + ", b: " + T("(20,)"), "            mm = R.matmul(x, w)\n            gv = R.add(mm, b)\n", false},
+  };
+  for (auto& c : cases) {
+    auto fs = lower(c.params, c.bindings);
+    INFO(c.params << "\n" << c.bindings);
+    bool fused = false;
+    for (auto& f : fs) {
+      fused |= fusedEpilogue(f);
+      CHECK(agree(f, argsFor(*f, 1, 13)) == "");
+    }
+    CHECK(fused == c.fused);
+  }
+}
+
+// Reading C at another element than the one written (here its mirror image) keeps the epilogue a
+// pass of its own: the element might belong to a block not computed yet.
+TEST_CASE("llvm gemm: an epilogue reading the GEMM output elsewhere stays unfused", "[llvm][gemm]") {
+  std::string text = R"(@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def mm(A: T.Buffer((T.int64(20), T.int64(30)), "float32"), B: T.Buffer((T.int64(30), T.int64(40)), "float32"), D: T.Buffer((T.int64(20), T.int64(40)), "float32")):
+        T.func_attr({"tir.noalias": True})
+        C = T.alloc_buffer((T.int64(20), T.int64(40)))
+        for i, j, k in T.grid(T.int64(20), T.int64(40), T.int64(30)):
+            with T.block("matmul"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+        for i, j in T.grid(T.int64(20), T.int64(40)):
+            with T.block("mirror"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                D[vi, vj] = C[vi, vj] - C[vi, T.int64(39) - vj]
+)";
+  DiagnosticEngine diag;
+  auto mod = parseModule(text, "gemm.py", diag);
+  INFO(diag.render());
+  REQUIRE(mod);
+  PrimFuncRef f = mod->functions[0].func.as<PrimFunc>();
+  REQUIRE(f);
+  CHECK(usesGemm(f));
+  CHECK_FALSE(fusedEpilogue(f));
+  CHECK(agree(f, argsFor(*f, 1, 17)) == "");
 }
 
 TEST_CASE("llvm gemm: symbolic dims", "[llvm][gemm]") {
