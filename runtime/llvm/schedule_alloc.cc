@@ -38,18 +38,16 @@ bool writtenFirst(const std::vector<Stmt>& seq, const Buffer* t) {
 }  // namespace
 
 PrimFuncRef markWrittenFirst(const PrimFuncRef& func) {
-  if (!func->body || func->body->kind() != NodeKind::BlockRealize) return func;
-  auto& root = static_cast<const BlockRealize&>(*func->body);
-  const TirBlock& rb = *root.block;
-  if (rb.allocBuffers.empty() || !rb.body) return func;
-  std::vector<Stmt> seq = rb.body->kind() == NodeKind::SeqStmt ? static_cast<const SeqStmt&>(*rb.body).seq : std::vector<Stmt>{rb.body};
+  const TirBlock* rb = rootBlock(*func);
+  if (!rb || rb->allocBuffers.empty()) return func;
+  std::vector<Stmt> seq = statementsOf(rb->body);
   std::vector<int64_t> fresh;
-  for (size_t k = 0; k < rb.allocBuffers.size(); ++k)
-    if (writtenFirst(seq, rb.allocBuffers[k].get())) fresh.push_back(int64_t(k));
+  for (size_t k = 0; k < rb->allocBuffers.size(); ++k)
+    if (writtenFirst(seq, rb->allocBuffers[k].get())) fresh.push_back(int64_t(k));
   if (fresh.empty()) return func;
-  auto blk = copyBlock(rb);
-  blk->annotations = withDictAttr(rb.annotations, kWrittenFirstAnnotation, AttrValue::ints(fresh));
-  return withBody(*func, copyRealize(root, blk));
+  auto blk = copyBlock(*rb);
+  blk->annotations = withDictAttr(rb->annotations, kWrittenFirstAnnotation, AttrValue::ints(fresh));
+  return withRootBlock(*func, blk);
 }
 
 }  // namespace rlx

@@ -140,11 +140,9 @@ Stmt fuse(const GemmNest& gemm, const Stmt& next) {
 }  // namespace
 
 PrimFuncRef fuseGemmEpilogues(const PrimFuncRef& func) {
-  if (!func->body || func->body->kind() != NodeKind::BlockRealize) return func;
-  auto& root = static_cast<const BlockRealize&>(*func->body);
-  const TirBlock& rb = *root.block;
-  if (!rb.iterVars.empty() || !rb.body || rb.body->kind() != NodeKind::SeqStmt) return func;
-  std::vector<Stmt> seq = static_cast<const SeqStmt&>(*rb.body).seq;
+  const TirBlock* rb = rootBlock(*func);
+  if (!rb) return func;
+  std::vector<Stmt> seq = statementsOf(rb->body);
   bool changed = false;
   for (size_t p = 0; p + 1 < seq.size(); ++p) {
     auto gemm = matchMatmulNest(seq[p]);
@@ -156,9 +154,9 @@ PrimFuncRef fuseGemmEpilogues(const PrimFuncRef& func) {
     }
   }
   if (!changed) return func;
-  auto blk = copyBlock(rb);
-  blk->body = seq.size() == 1 ? seq[0] : Stmt(make<SeqStmt>(std::move(seq)));
-  return withBody(*func, copyRealize(root, blk));
+  auto blk = copyBlock(*rb);
+  blk->body = sequence(std::move(seq));
+  return withRootBlock(*func, blk);
 }
 
 }  // namespace rlx

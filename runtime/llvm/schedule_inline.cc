@@ -202,22 +202,20 @@ bool foldStage(std::vector<Stmt>& seq, size_t p, std::vector<BufferRef>& allocs)
 }  // namespace
 
 PrimFuncRef inlineElementwiseStages(const PrimFuncRef& func) {
-  if (!func->body || func->body->kind() != NodeKind::BlockRealize) return func;
-  auto& root = static_cast<const BlockRealize&>(*func->body);
-  const TirBlock& rb = *root.block;
-  if (!rb.iterVars.empty() || rb.allocBuffers.empty() || !rb.body || rb.body->kind() != NodeKind::SeqStmt) return func;
-  std::vector<Stmt> seq = static_cast<const SeqStmt&>(*rb.body).seq;
-  std::vector<BufferRef> allocs = rb.allocBuffers;
+  const TirBlock* rb = rootBlock(*func);
+  if (!rb || rb->allocBuffers.empty() || rb->body->kind() != NodeKind::SeqStmt) return func;
+  std::vector<Stmt> seq = statementsOf(rb->body);
+  std::vector<BufferRef> allocs = rb->allocBuffers;
   bool changed = false;
   for (size_t p = 0; p < seq.size();) {
     if (foldStage(seq, p, allocs)) changed = true;
     else ++p;
   }
   if (!changed) return func;
-  auto blk = copyBlock(rb);
-  blk->body = seq.size() == 1 ? seq[0] : Stmt(make<SeqStmt>(std::move(seq)));
+  auto blk = copyBlock(*rb);
+  blk->body = sequence(std::move(seq));
   blk->allocBuffers = std::move(allocs);
-  return withBody(*func, copyRealize(root, blk));
+  return withRootBlock(*func, blk);
 }
 
 }  // namespace rlx

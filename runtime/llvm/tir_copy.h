@@ -83,4 +83,25 @@ inline PrimFuncRef withBody(const PrimFunc& func, Stmt body) {
   return out;
 }
 
+// The root block of a kernel (the block without iter vars its body realizes, holding the top-level
+// loop nests and the intermediate buffers); null when the body is not such a block.
+inline const TirBlock* rootBlock(const PrimFunc& func) {
+  if (!func.body || func.body->kind() != NodeKind::BlockRealize) return nullptr;
+  const TirBlock* rb = static_cast<const BlockRealize&>(*func.body).block.get();
+  return rb->iterVars.empty() && rb->body ? rb : nullptr;
+}
+
+// The statements of a block body: a SeqStmt's list, else the one statement.
+inline std::vector<Stmt> statementsOf(const Stmt& body) {
+  return body->kind() == NodeKind::SeqStmt ? static_cast<const SeqStmt&>(*body).seq : std::vector<Stmt>{body};
+}
+
+// A block body of these statements: the one statement, else a SeqStmt.
+inline Stmt sequence(std::vector<Stmt> seq) { return seq.size() == 1 ? seq[0] : Stmt(make<SeqStmt>(std::move(seq))); }
+
+// `func` with its root block (rootBlock) replaced.
+inline PrimFuncRef withRootBlock(const PrimFunc& func, TirBlockRef block) {
+  return withBody(func, copyRealize(static_cast<const BlockRealize&>(*func.body), std::move(block)));
+}
+
 }  // namespace rlx

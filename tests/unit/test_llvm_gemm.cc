@@ -85,6 +85,16 @@ bool fusedEpilogue(const PrimFuncRef& f) {
   return ir.ok() && contains(*ir, "rlx_sgemm_epilogue");
 }
 
+// The first function of a module's text, a PrimFunc (null, with the parse errors reported, else).
+PrimFuncRef firstPrimFunc(const std::string& text) {
+  DiagnosticEngine diag;
+  auto mod = parseModule(text, "gemm.py", diag);
+  INFO(diag.render());
+  REQUIRE(mod);
+  REQUIRE(!mod->functions.empty());
+  return mod->functions[0].func.as<PrimFunc>();
+}
+
 std::string T(const std::string& shape) { return "R.Tensor(" + shape + ", \"float32\")"; }
 
 }  // namespace
@@ -221,11 +231,7 @@ class Module:
                 vi, vj = T.axis.remap("SS", [i, j])
                 D[vi, vj] = C[vi, vj] - C[vi, T.int64(39) - vj]
 )";
-  DiagnosticEngine diag;
-  auto mod = parseModule(text, "gemm.py", diag);
-  INFO(diag.render());
-  REQUIRE(mod);
-  PrimFuncRef f = mod->functions[0].func.as<PrimFunc>();
+  PrimFuncRef f = firstPrimFunc(text);
   REQUIRE(f);
   CHECK(usesGemm(f));
   CHECK_FALSE(fusedEpilogue(f));
@@ -256,11 +262,7 @@ class Module:
                     C[vi, vj] = T.float32(0.0)
                 C[vi, vj] = C[vi, vj] + A[vk, vi] * B[vj, vk]
 )";
-  DiagnosticEngine diag;
-  auto mod = parseModule(text, "gemm.py", diag);
-  INFO(diag.render());
-  REQUIRE(mod);
-  PrimFuncRef f = mod->functions[0].func.as<PrimFunc>();
+  PrimFuncRef f = firstPrimFunc(text);
   REQUIRE(f);
   CHECK(usesGemm(f));
   for (int64_t v : {1, 13, 40}) CHECK(agree(f, argsFor(*f, v, uint32_t(v))) == "");
