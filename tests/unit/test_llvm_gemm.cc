@@ -209,6 +209,14 @@ TEST_CASE("llvm gemm: element-wise epilogues fused into the GEMM agree", "[llvm]
     }
     CHECK(fused == c.fused);
   }
+  // Symbolic rows: the flattened extents and the bias's indices are expressions over the shape vars.
+  auto fs = lower("x: " + T("(\"n\", 33)") + ", w: " + T("(33, \"m\")") + ", b: " + T("(\"m\",)"), "            mm = R.matmul(x, w)\n            ad = R.add(mm, b)\n            gv = R.nn.relu(ad)\n");
+  bool fused = false;
+  for (auto& f : fs) {
+    fused |= fusedEpilogue(f);
+    for (int64_t v : {1, 6, 37}) CHECK(agree(f, argsFor(*f, v, uint32_t(v))) == "");
+  }
+  CHECK(fused);
 }
 
 // Reading C at another element than the one written (here its mirror image) keeps the epilogue a
