@@ -100,6 +100,26 @@ std::optional<int64_t> attrInt(const AttrsRef& a, std::string_view key) {
   return std::nullopt;
 }
 
+std::vector<int64_t> intsOf(const Attr& a) {
+  std::vector<int64_t> out;
+  if (!a) return out;
+  if (a->kind == AttrValue::Int) return {a->i};
+  if (a->kind == AttrValue::Array)
+    for (auto& x : a->array) {
+      if (!x) continue;
+      if (x->kind == AttrValue::Int) out.push_back(x->i);
+      else if (x->kind == AttrValue::Prim) {
+        if (auto c = asIntImm(x->prim)) out.push_back(c->value);
+      }
+    }
+  return out;
+}
+
+std::vector<int64_t> attrInts(const AttrsRef& a, std::string_view key) {
+  const Attr* v = a ? a->find(key) : nullptr;
+  return v ? intsOf(*v) : std::vector<int64_t>{};
+}
+
 std::optional<std::string> attrStr(const AttrsRef& a, std::string_view key) {
   if (!a) return std::nullopt;
   auto* v = a->find(key);

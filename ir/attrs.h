@@ -72,5 +72,8 @@ AttrsRef withDictAttr(const AttrsRef& attrs, const std::string& key, Attr value)
 // Accessors that tolerate absent fields.
 std::optional<int64_t> attrInt(const AttrsRef& a, std::string_view key);
 std::optional<std::string> attrStr(const AttrsRef& a, std::string_view key);
+// An int, or an array's int and constant-PrimExpr elements, as a list (empty when absent).
+std::vector<int64_t> intsOf(const Attr& a);
+std::vector<int64_t> attrInts(const AttrsRef& a, std::string_view key);
 
 }  // namespace rlx

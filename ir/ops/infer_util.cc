@@ -231,21 +231,6 @@ DataType attrDType(const Call& call, std::string_view key) {
   return DataType::void_();
 }
 
-static std::vector<int64_t> intsOf(const Attr& a) {
-  std::vector<int64_t> out;
-  if (!a) return out;
-  if (a->kind == AttrValue::Int) return {a->i};
-  if (a->kind == AttrValue::Array)
-    for (auto& x : a->array) {
-      if (!x) continue;
-      if (x->kind == AttrValue::Int) out.push_back(x->i);
-      else if (x->kind == AttrValue::Prim) {
-        if (auto c = asIntImm(x->prim)) out.push_back(c->value);
-      }
-    }
-  return out;
-}
-
 std::vector<int64_t> attrInts(const Call& call, std::string_view key) {
   auto* a = findAttr(call, key);
   return a ? intsOf(*a) : std::vector<int64_t>{};

@@ -189,11 +189,7 @@ void Codegen::execBlock(const TirBlock& blk, const std::vector<TV>& iterValues) 
     hidden.emplace_back(buf, it == buffers.end() ? std::nullopt : std::optional<BufferBinding>(it->second));
   };
   size_t heapMark = heapBuffers.size();
-  std::vector<int64_t> writtenFirst;
-  if (blk.annotations)
-    if (auto* a = blk.annotations->find(kWrittenFirstAnnotation); a && *a && (*a)->kind == AttrValue::Array)
-      for (auto& x : (*a)->array)
-        if (x && x->kind == AttrValue::Int) writtenFirst.push_back(x->i);
+  std::vector<int64_t> writtenFirst = attrInts(blk.annotations, kWrittenFirstAnnotation);
   for (size_t k = 0; k < blk.allocBuffers.size(); ++k) {
     const BufferRef& buf = blk.allocBuffers[k];
     hide(buf.get());

@@ -529,12 +529,7 @@ TEST_CASE("llvm schedule: element-wise stages fold into their readers", "[llvm]"
 // The root block's alloc_buffers (by position) that markWrittenFirst lists as needing no zeroing.
 std::vector<int64_t> writtenFirst(const PrimFuncRef& f) {
   PrimFuncRef marked = markWrittenFirst(f);
-  auto& root = *static_cast<const BlockRealize&>(*marked->body).block;
-  std::vector<int64_t> out;
-  if (root.annotations)
-    if (auto* a = root.annotations->find(kWrittenFirstAnnotation))
-      for (auto& x : (*a)->array) out.push_back(x->i);
-  return out;
+  return attrInts(static_cast<const BlockRealize&>(*marked->body).block->annotations, kWrittenFirstAnnotation);
 }
 
 TEST_CASE("llvm schedule: intermediates overwritten before any read are not zeroed", "[llvm]") {
