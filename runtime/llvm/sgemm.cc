@@ -569,10 +569,6 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
   return 0;
 }
 
-}  // namespace
-
-namespace {
-
 int32_t run(Gemm& g, const int64_t* desc) {
   int64_t nm = desc[0], nn = desc[1], nk = desc[2];
   const int64_t* dims = desc + 3;
@@ -654,15 +650,11 @@ int32_t run(Gemm& g, const int64_t* desc) {
 
 }  // namespace
 
-extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc) {
-  Gemm g;
-  g.c = c, g.a = a, g.b = b;
-  return run(g, desc);
-}
-
 extern "C" int32_t rlx_sgemm_epilogue(float* c, const float* a, const float* b, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx) {
   Gemm g;
   g.c = c, g.a = a, g.b = b;
   g.epilogue = epilogue, g.epilogueCtx = ctx;
   return run(g, desc);
 }
+
+extern "C" int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc) { return rlx_sgemm_epilogue(c, a, b, desc, nullptr, nullptr); }
