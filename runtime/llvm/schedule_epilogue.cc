@@ -20,8 +20,6 @@ bool isOne(const PrimExpr& e) {
   return imm && imm->value == 1;
 }
 
-bool compact(const Buffer& b) { return b.strides.empty() && (!b.elemOffset || isZero(b.elemOffset)); }
-
 bool sameShape(const Buffer& a, const Buffer& b) {
   if (a.shape.size() != b.shape.size()) return false;
   for (size_t d = 0; d < a.shape.size(); ++d)

@@ -26,6 +26,8 @@ bool isReduction(const TirBlock& b) {
   return false;
 }
 
+bool compact(const Buffer& b) { return b.strides.empty() && (!b.elemOffset || isZero(b.elemOffset)); }
+
 namespace {
 
 // A load in `b` that does not vary with some spatial iter var of b (reads one element many times).
@@ -128,7 +130,7 @@ std::optional<NestWrite> fullWriteNest(const Stmt& s) {
   if (!first || first->kind() != NodeKind::BufferStore) return std::nullopt;
   auto& store = static_cast<const BufferStore&>(*first);
   const Buffer& t = *store.buffer;
-  if (!t.strides.empty() || (t.elemOffset && !isZero(t.elemOffset)) || store.indices.size() != t.shape.size()) return std::nullopt;
+  if (!compact(t) || store.indices.size() != t.shape.size()) return std::nullopt;
   // Every iter var runs over [0, extent) with a whole loop of its own.
   size_t n = b.iterVars.size();
   if (r.iterValues.size() != n || loops.size() != n) return std::nullopt;
@@ -148,7 +150,6 @@ std::optional<NestWrite> fullWriteNest(const Stmt& s) {
     if (std::find(used.begin(), used.end(), it->var.get()) != used.end()) return std::nullopt;
     used.push_back(it->var.get());
   }
-  w.realize = &r;
   w.block = &b;
   w.store = &store;
   return w;

@@ -13,6 +13,7 @@ namespace rlx {
 bool isTrue(const PrimExpr& e);  // null (absent) or the constant 1
 bool isZero(const PrimExpr& e);
 bool isReduction(const TirBlock& b);  // has an init or a non-spatial iter var
+bool compact(const Buffer& b);         // default (row-major) strides, no element offset
 
 // What a list of statements does with buffers and variables.
 struct Usage {
@@ -36,7 +37,6 @@ Usage usageOf(const std::vector<Stmt>& seq, size_t begin, size_t end);
 // whole loop of its own, whose `store` (the block's body; a reduction's init) writes every element
 // of a compact buffer: T[w0, .., wm] with each index a distinct spatial iter var over [0, T.shape[d]).
 struct NestWrite {
-  const BlockRealize* realize = nullptr;
   const TirBlock* block = nullptr;
   const BufferStore* store = nullptr;
   std::vector<const PrimVar*> loopVars;  // outermost first
