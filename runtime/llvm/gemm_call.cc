@@ -32,7 +32,7 @@ TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
 }
 
 // f: `for m in [0, M): for n in [n0, n0 + count): ...` over C's flattened rows and columns, n0 and
-// count variables: the block function (ctx, m0, m1, n1, n2) binds them to the block's columns.
+// count variables: the block function (ctx, m0, m1, n0, n1) binds them to the block's columns.
 void Codegen::execGemmEpilogue(const For& f, const PrimCall& gemm) {
   auto* inner = f.body && f.body->kind() == NodeKind::For ? static_cast<const For*>(f.body.get()) : nullptr;
   auto asVar = [](const PrimExpr& e) { return e && e->kind() == NodeKind::PrimVar ? static_cast<const PrimVar*>(e.get()) : nullptr; };
