@@ -11,7 +11,9 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/llvm/scratch.h"
 #include "runtime/llvm/thread_pool.h"
+#include "runtime/llvm/winograd.h"
 
 namespace {
 
@@ -107,29 +109,6 @@ bool evenlySpaced(const std::vector<int64_t>& o, int64_t step) {
   for (size_t i = 1; i < o.size(); ++i)
     if (o[i] - o[i - 1] != step) return false;
   return true;
-}
-
-// Per-thread packing buffers, 64-byte aligned, grown on demand and kept for the next call.
-struct Scratch {
-  float* p[2] = {nullptr, nullptr};
-  size_t n[2] = {0, 0};
-  ~Scratch() {
-    std::free(p[0]);
-    std::free(p[1]);
-  }
-  float* get(int slot, size_t floats) {
-    if (n[slot] < floats) {
-      std::free(p[slot]);
-      p[slot] = static_cast<float*>(std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64));
-      n[slot] = floats;
-    }
-    return p[slot];
-  }
-};
-
-float* scratch(int slot, size_t floats) {
-  thread_local Scratch s;
-  return s.get(slot, floats);
 }
 
 // A[i0.., p0..] (mc x kc) as micro-panels of kMR rows: ap[(s * kc + k) * kMR + r], zero-padded rows.
@@ -386,7 +365,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void gemvPanel(int6
 }
 
 __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, int64_t j0, int64_t j1) {
-  float* bp = g.packB ? scratch(1, size_t(kKC * kGW)) : nullptr;
+  float* bp = g.packB ? rlx::threadScratch(rlx::ScratchSlot::GemmB, size_t(kKC * kGW)) : nullptr;
   const float* a = g.a + g.mA[0];
   for (int64_t j = j0; j < j1; j += kGW) {
     int64_t w = std::min(kGW, j1 - j);
@@ -427,8 +406,8 @@ constexpr const MicroFn (*kMicro[2])[kMR + 1] = {kMicroRows<false>, kMicroRows<t
 // here computes.
 void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t nextJ0, int64_t nextJ1) {
   bool packBHere = g.packB && !g.packedB;
-  float* ap = g.packedA || g.aInPlace ? nullptr : scratch(0, size_t(kMC * kKC));
-  float* bp = packBHere ? scratch(1, size_t(kKC * kNC)) : nullptr;
+  float* ap = g.packedA || g.aInPlace ? nullptr : rlx::threadScratch(rlx::ScratchSlot::GemmA, size_t(kMC * kKC));
+  float* bp = packBHere ? rlx::threadScratch(rlx::ScratchSlot::GemmB, size_t(kKC * kNC)) : nullptr;
   float* rows[kMR];
   const float* aRows[kMR];
   Tile t;
@@ -632,15 +611,15 @@ int32_t run(Gemm& g, const int64_t* desc) {
   g.reserveNext = g.units >= 2 * threads;
   int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
   if (shareA && g.units > 1) {
-    // Into the caller's scratch slot 0 (its blocks then read the shared copy too), by all threads.
-    g.packedA = scratch(0, size_t(g.mPadded * g.k));
+    // Into the caller's GemmA scratch (its blocks then read the shared copy too), by all threads.
+    g.packedA = rlx::threadScratch(rlx::ScratchSlot::GemmA, size_t(g.mPadded * g.k));
     int32_t status = rlx_parallel_for(packWholeA, &g, g.mPadded / kMR, kMR * g.k);
     if (status != 0) return status;
   }
   if (g.splitRows && g.packB && hasAvx512() && g.units > 1) {
-    // Into the caller's scratch slot 1 (its blocks then read the shared copy too), by all threads.
+    // Into the caller's GemmB scratch (its blocks then read the shared copy too), by all threads.
     g.nPadded = slivers * kNR;
-    g.packedB = scratch(1, size_t(g.nPadded * g.k));
+    g.packedB = rlx::threadScratch(rlx::ScratchSlot::GemmB, size_t(g.nPadded * g.k));
     int32_t status = rlx_parallel_for(packWholeB, &g, slivers, kNR * g.k);
     if (status != 0) return status;
   }
@@ -651,6 +630,8 @@ int32_t run(Gemm& g, const int64_t* desc) {
 }  // namespace
 
 extern "C" int32_t rlx_sgemm_epilogue(float* c, const float* a, const float* b, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx) {
+  int32_t status = 0;
+  if (rlx::winogradConv3x3(c, a, b, desc, epilogue, ctx, status)) return status;
   Gemm g;
   g.c = c, g.a = a, g.b = b;
   g.epilogue = epilogue, g.epilogueCtx = ctx;

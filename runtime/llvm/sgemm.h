@@ -10,6 +10,8 @@ extern "C" {
 // GEMM) need no copy: `desc` holds nm, nn, nk, then per i dim (outermost first) its extent and its
 // strides in A and C, per j dim its extent and strides in B and C, per k dim its extent and strides
 // in A and B (elements; k dims in the block's summation order). No dims means extent 1. Returns 0.
+// A 3x3 stride-1 convolution large enough to gain is computed by Winograd's F(4x4, 3x3) instead
+// (winograd.h: the same sums, rounded differently; RLX_WINOGRAD=0 keeps the in-order GEMM).
 int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc);
 
 // The same GEMM, each block of C (rows [i0, i1) x columns [j0, j1) of the flattened i and j) then

@@ -1,0 +1,380 @@
+// Winograd F(4x4, 3x3) convolution (Lavin & Gray's minimal filtering): filters and 6x6 input tiles are
+// transformed, multiplied as 36 GEMMs over the channels, and transformed back into 4x4 output tiles.
+#include "runtime/llvm/winograd.h"
+
+// GCC 12's AVX-512 shuffles start from _mm512_undefined_ps, which -Wmaybe-uninitialized reports at
+// every inlined use (GCC bug 105593); nothing here reads an undefined value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "runtime/llvm/scratch.h"
+#include "runtime/llvm/thread_pool.h"
+
+namespace rlx {
+
+namespace {
+
+// The transform's tile: kOut x kOut outputs from kIn x kIn inputs (kOut + 3 - 1), kIn^2 products.
+constexpr int64_t kOut = 4, kIn = 6, kPoints = kIn * kIn;
+// A unit of work is a band of whole tile rows of one image, at least this many tiles when the image
+// has them: the filter transform is read once per unit, so narrow images take several tile rows.
+constexpr int64_t kMinUnitTiles = 12;
+// The product GEMMs' register tile: up to kMaxRows tiles (broadcast) x 32 output channels (2 vectors).
+constexpr int kMaxRows = 8;
+
+struct Conv {
+  float* out = nullptr;
+  const float* weights = nullptr;
+  const float* in = nullptr;
+  int64_t outChannels = 0, inChannels = 0, height = 0, width = 0;  // K, C and the output's H x W
+  int64_t wK = 0, wC = 0, wY = 0, wX = 0;  // the weights' strides (output channel, input channel, window)
+  int64_t inC = 0, inY = 0;                // the input's channel and row strides (columns contiguous)
+  int64_t outK = 0, outY = 0;              // the output's channel and row strides (columns contiguous)
+  std::vector<int64_t> imageIn, imageOut;  // each image's offset in the input and the output
+  int64_t tilesWide = 0, tilesHigh = 0, bandRows = 1, bandsPerImage = 0, units = 0;
+  int64_t kPadded = 0;        // K rounded up to whole vectors (the filter transform's zero-padded rows)
+  float* filters = nullptr;   // U[p][c][k]: the transformed filters, kPoints x C x kPadded
+  RlxGemmEpilogue epilogue = nullptr;
+  void* ctx = nullptr;
+  std::atomic<int64_t> next{0};   // the next band to take
+  std::atomic<int64_t> done{0};   // bands computed
+  std::atomic<int32_t> status{0};
+};
+
+bool enabled() {
+  static const bool yes = [] {
+    const char* v = std::getenv("RLX_WINOGRAD");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") && !(v && std::strcmp(v, "0") == 0);
+  }();
+  return yes;
+}
+
+// Reads the descriptor (rlx_sgemm's layout: nm, nn, nk, then extent and two strides per dim).
+bool parse(const int64_t* desc, Conv& cv) {
+  int64_t nm = desc[0], nn = desc[1], nk = desc[2];
+  if (nm != 1 || nn < 2 || nk != 3) return false;
+  const int64_t* row = desc + 3;
+  const int64_t* cols = row + 3;
+  const int64_t* red = cols + 3 * nn;
+  const int64_t* y = cols + 3 * (nn - 2);
+  const int64_t* x = y + 3;
+  cv.outChannels = row[0], cv.wK = row[1], cv.outK = row[2];
+  cv.height = y[0], cv.inY = y[1], cv.outY = y[2];
+  cv.width = x[0];
+  if (x[1] != 1 || x[2] != 1 || cv.inY == 1) return false;
+  // The window dims read the input at the output row's and column's strides (stride 1, dilation 1).
+  int wr = -1, wc = -1, ch = -1;
+  for (int d = 0; d < 3; ++d) {
+    const int64_t* r = red + 3 * d;
+    if (r[0] == 3 && r[2] == cv.inY && wr < 0) wr = d;
+    else if (r[0] == 3 && r[2] == 1 && wc < 0) wc = d;
+    else if (ch < 0) ch = d;
+    else return false;
+  }
+  if (wr < 0 || wc < 0 || ch < 0) return false;
+  cv.inChannels = red[3 * ch], cv.wC = red[3 * ch + 1], cv.inC = red[3 * ch + 2];
+  cv.wY = red[3 * wr + 1], cv.wX = red[3 * wc + 1];
+  // The leading column dims are images (a batch), each at its own input and output offset.
+  cv.imageIn.assign(1, 0), cv.imageOut.assign(1, 0);
+  for (int64_t d = 0; d + 2 < nn; ++d) {
+    const int64_t* dim = cols + 3 * d;
+    std::vector<int64_t> in, out;
+    for (size_t i = 0; i < cv.imageIn.size(); ++i)
+      for (int64_t t = 0; t < dim[0]; ++t) in.push_back(cv.imageIn[i] + t * dim[1]), out.push_back(cv.imageOut[i] + t * dim[2]);
+    cv.imageIn = std::move(in), cv.imageOut = std::move(out);
+  }
+  return true;
+}
+
+// Whether the transforms pay for themselves: enough channels both ways (the GEMMs' depth and width)
+// and tiles (each transformed filter serves them all), and gather indices that fit 32 bits.
+bool worthIt(const Conv& cv) {
+  int64_t tiles = ((cv.height + kOut - 1) / kOut) * ((cv.width + kOut - 1) / kOut);
+  return cv.outChannels >= 16 && cv.inChannels >= 16 && tiles >= 16 && !cv.imageIn.empty() && cv.wK >= 0 && 16 * cv.wK < (int64_t(1) << 31);
+}
+
+// --- The three transforms, on vectors of 16 independent lanes -----------------------------------
+
+// Input: B^T d for a column of 6 inputs (B^T rows [4 0 -5 0 1 0], [0 -4 -4 1 1 0], [0 4 -4 -1 1 0],
+// [0 -2 -1 2 1 0], [0 2 -1 -2 1 0], [0 4 0 -5 0 1]).
+__attribute__((target("avx512f,fma"), always_inline)) inline void inputTransform(const __m512 (&d)[kIn], __m512 (&v)[kIn]) {
+  const __m512 four = _mm512_set1_ps(4.f), five = _mm512_set1_ps(5.f), two = _mm512_set1_ps(2.f);
+  v[0] = _mm512_fmadd_ps(four, d[0], _mm512_fnmadd_ps(five, d[2], d[4]));
+  __m512 t1 = _mm512_fnmadd_ps(four, d[2], d[4]), t2 = _mm512_fnmadd_ps(four, d[1], d[3]);
+  v[1] = _mm512_add_ps(t1, t2), v[2] = _mm512_sub_ps(t1, t2);
+  __m512 t3 = _mm512_sub_ps(d[4], d[2]), t4 = _mm512_mul_ps(two, _mm512_sub_ps(d[3], d[1]));
+  v[3] = _mm512_add_ps(t3, t4), v[4] = _mm512_sub_ps(t3, t4);
+  v[5] = _mm512_fmadd_ps(four, d[1], _mm512_fnmadd_ps(five, d[3], d[5]));
+}
+
+// Filter: G g for a column of 3 taps (G rows [1/4 0 0], [-1/6 -1/6 -1/6], [-1/6 1/6 -1/6],
+// [1/24 1/12 1/6], [1/24 -1/12 1/6], [0 0 1]).
+__attribute__((target("avx512f,fma"), always_inline)) inline void filterTransform(__m512 g0, __m512 g1, __m512 g2, __m512 (&u)[kIn]) {
+  const __m512 sixth = _mm512_set1_ps(-1.f / 6), twelfth = _mm512_set1_ps(1.f / 12);
+  __m512 outer = _mm512_add_ps(g0, g2);
+  u[0] = _mm512_mul_ps(_mm512_set1_ps(0.25f), g0);
+  u[1] = _mm512_mul_ps(sixth, _mm512_add_ps(outer, g1));
+  u[2] = _mm512_mul_ps(sixth, _mm512_sub_ps(outer, g1));
+  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(1.f / 24), g0, _mm512_mul_ps(_mm512_set1_ps(1.f / 6), g2));
+  u[3] = _mm512_fmadd_ps(twelfth, g1, q);
+  u[4] = _mm512_fnmadd_ps(twelfth, g1, q);
+  u[5] = g2;
+}
+
+// Output: A^T m for a column of 6 products (A^T rows [1 1 1 1 1 0], [0 1 -1 2 -2 0], [0 1 1 4 4 0],
+// [0 1 -1 8 -8 1]).
+__attribute__((target("avx512f,fma"), always_inline)) inline void outputTransform(const __m512 (&m)[kIn], __m512 (&y)[kOut]) {
+  __m512 s12 = _mm512_add_ps(m[1], m[2]), d12 = _mm512_sub_ps(m[1], m[2]);
+  __m512 s34 = _mm512_add_ps(m[3], m[4]), d34 = _mm512_sub_ps(m[3], m[4]);
+  y[0] = _mm512_add_ps(_mm512_add_ps(m[0], s12), s34);
+  y[1] = _mm512_fmadd_ps(_mm512_set1_ps(2.f), d34, d12);
+  y[2] = _mm512_fmadd_ps(_mm512_set1_ps(4.f), s34, s12);
+  y[3] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.f), d34, d12), m[5]);
+}
+
+__attribute__((target("avx512f"), always_inline)) inline __mmask16 firstLanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
+}
+
+// --- Filters: U[p][c][k] = (G g G^T)[p] for each output channel k and input channel c ------------
+
+// Output channels [16 * begin, 16 * end): 16 at a time, one per lane (gathered across the filters).
+__attribute__((target("avx512f,fma"))) int32_t transformFilters(void* ctx, int64_t begin, int64_t end) {
+  const Conv& cv = *static_cast<const Conv*>(ctx);
+  const __m512i lane = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(int32_t(cv.wK)));
+  for (int64_t kb = begin; kb < end; ++kb) {
+    __mmask16 valid = firstLanes(cv.outChannels - 16 * kb);
+    for (int64_t c = 0; c < cv.inChannels; ++c) {
+      const float* base = cv.weights + 16 * kb * cv.wK + c * cv.wC;
+      __m512 cols[kIn][3];  // G g: the window's rows transformed, per window column
+      for (int64_t wx = 0; wx < 3; ++wx) {
+        __m512 g[3];
+        for (int64_t wy = 0; wy < 3; ++wy) g[wy] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, lane, base + wy * cv.wY + wx * cv.wX, 4);
+        __m512 u[kIn];
+        filterTransform(g[0], g[1], g[2], u);
+        for (int i = 0; i < kIn; ++i) cols[i][wx] = u[i];
+      }
+      for (int i = 0; i < kIn; ++i) {
+        __m512 u[kIn];
+        filterTransform(cols[i][0], cols[i][1], cols[i][2], u);
+        for (int j = 0; j < kIn; ++j) _mm512_store_ps(cv.filters + ((i * kIn + j) * cv.inChannels + c) * cv.kPadded + 16 * kb, u[j]);
+      }
+    }
+  }
+  return 0;
+}
+
+// --- One unit: a band of tile rows of one image ---------------------------------------------------
+
+// The 16 elements p[j], p[j + 4], ..., p[j + 60]: column j of 16 consecutive tiles of a transformed row.
+__attribute__((target("avx512f"), always_inline)) inline __m512 everyFourth(const float* p, int j) {
+  const __m512i idx = _mm512_add_epi32(_mm512_set_epi32(60, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0), _mm512_set1_epi32(j));
+  __m512 lo = _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
+  __m512 hi = _mm512_permutex2var_ps(_mm512_loadu_ps(p + 32), idx, _mm512_loadu_ps(p + 48));
+  return _mm512_shuffle_f32x4(lo, hi, 0x44);  // lo's lanes 0-7, then hi's
+}
+
+// V[p][c][t] for the band's tiles t: each input channel's 6 rows per tile row go through B^T down the
+// columns (16 columns a vector), then across each tile's 6 columns (16 tiles a vector).
+__attribute__((target("avx512f,fma"))) void transformInput(const Conv& cv, const float* image, int64_t row0, int64_t rows, float* v, int64_t tiles, float* band) {
+  const int64_t span = 4 * cv.tilesWide + 2;                      // the input columns the tiles cover
+  const int64_t rowFloats = (cv.tilesWide + 15) / 16 * 64 + 64;   // everyFourth reads 68 past a block's start
+  const int64_t inRows = cv.height + 2, inCols = cv.width + 2;    // what the GEMM would read
+  std::memset(band, 0, sizeof(float) * size_t(kIn * rowFloats));
+  for (int64_t c = 0; c < cv.inChannels; ++c) {
+    const float* plane = image + c * cv.inC;
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t y0 = (row0 + r) * kOut;
+      for (int64_t x0 = 0; x0 < span; x0 += 16) {
+        __mmask16 m = firstLanes(inCols - x0);
+        __m512 d[kIn], t[kIn];
+        for (int j = 0; j < kIn; ++j) d[j] = y0 + j < inRows ? _mm512_maskz_loadu_ps(m, plane + (y0 + j) * cv.inY + x0) : _mm512_setzero_ps();
+        inputTransform(d, t);
+        for (int i = 0; i < kIn; ++i) _mm512_store_ps(band + i * rowFloats + x0, t[i]);
+      }
+      for (int64_t tx = 0; tx < cv.tilesWide; tx += 16) {
+        __mmask16 m = firstLanes(cv.tilesWide - tx);
+        for (int i = 0; i < kIn; ++i) {
+          const float* p = band + i * rowFloats + 4 * tx;
+          __m512 d[kIn] = {everyFourth(p, 0), everyFourth(p, 1), everyFourth(p, 2), everyFourth(p, 3), everyFourth(p + 4, 0), everyFourth(p + 4, 1)};
+          __m512 t[kIn];
+          inputTransform(d, t);
+          for (int j = 0; j < kIn; ++j) _mm512_mask_storeu_ps(v + ((i * kIn + j) * cv.inChannels + c) * tiles + r * cv.tilesWide + tx, m, t[j]);
+        }
+      }
+    }
+  }
+}
+
+// M[t0 + r][k0 ..] = sum over c of V[c][t0 + r] * U[c][k0 ..] for R tiles and 16 * NV output channels.
+template <int R, int NV>
+__attribute__((target("avx512f,fma"))) void productTile(const float* v, int64_t ldv, const float* u, int64_t ldu, int64_t depth, float* m, int64_t ldm) {
+  __m512 acc[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < NV; ++q) acc[r][q] = _mm512_setzero_ps();
+  for (int64_t c = 0; c < depth; ++c, v += ldv, u += ldu) {
+    __m512 w[NV];
+    for (int q = 0; q < NV; ++q) w[q] = _mm512_load_ps(u + 16 * q);
+    for (int r = 0; r < R; ++r) {
+      __m512 x = _mm512_set1_ps(v[r]);
+      for (int q = 0; q < NV; ++q) acc[r][q] = _mm512_fmadd_ps(x, w[q], acc[r][q]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < NV; ++q) _mm512_store_ps(m + r * ldm + 16 * q, acc[r][q]);
+}
+
+using ProductTile = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t);
+
+template <int NV, int... R>
+constexpr std::array<ProductTile, sizeof...(R)> productTiles(std::integer_sequence<int, R...>) {
+  return {productTile<R + 1, NV>...};
+}
+
+// M[p] = V[p]^T U[p] for each of the 36 points: tiles x C times C x K.
+void multiply(const Conv& cv, const float* v, float* m, int64_t tiles) {
+  static constexpr auto one = productTiles<1>(std::make_integer_sequence<int, kMaxRows>());
+  static constexpr auto two = productTiles<2>(std::make_integer_sequence<int, kMaxRows>());
+  int64_t groups = (tiles + kMaxRows - 1) / kMaxRows;  // tile groups of near-equal size
+  for (int64_t p = 0; p < kPoints; ++p) {
+    const float* vp = v + p * cv.inChannels * tiles;
+    const float* up = cv.filters + p * cv.inChannels * cv.kPadded;
+    float* mp = m + p * tiles * cv.kPadded;
+    for (int64_t k0 = 0; k0 < cv.kPadded; k0 += 32) {
+      const auto& kernels = cv.kPadded - k0 >= 32 ? two : one;
+      for (int64_t g = 0, t0 = 0; g < groups; ++g) {
+        int64_t rows = tiles / groups + (g < tiles % groups ? 1 : 0);
+        kernels[size_t(rows - 1)](vp + t0, tiles, up + k0, cv.kPadded, cv.inChannels, mp + t0 * cv.kPadded + k0, cv.kPadded);
+        t0 += rows;
+      }
+    }
+  }
+}
+
+// The 64-bit pairs of a and b interleaved (low or high pair of each 128-bit lane).
+__attribute__((target("avx512f"), always_inline)) inline __m512 lo(__m512 a, __m512 b) {
+  return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
+}
+__attribute__((target("avx512f"), always_inline)) inline __m512 hi(__m512 a, __m512 b) {
+  return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
+}
+
+// 16 vectors as the rows of a 16 x 16 matrix, transposed in place.
+__attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512 (&r)[16]) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]), t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  for (int i = 0; i < 4; ++i) {
+    u[4 * i] = lo(t[4 * i], t[4 * i + 2]), u[4 * i + 1] = hi(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = lo(t[4 * i + 1], t[4 * i + 3]), u[4 * i + 3] = hi(t[4 * i + 1], t[4 * i + 3]);
+  }
+  // u[4i + q]'s 128-bit lane L holds column 4L + q of rows 4i .. 4i + 3.
+  for (int q = 0; q < 4; ++q) {
+    __m512 even0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x88), odd0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xdd);
+    __m512 even1 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x88), odd1 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xdd);
+    r[q] = _mm512_shuffle_f32x4(even0, even1, 0x88);
+    r[8 + q] = _mm512_shuffle_f32x4(even0, even1, 0xdd);
+    r[4 + q] = _mm512_shuffle_f32x4(odd0, odd1, 0x88);
+    r[12 + q] = _mm512_shuffle_f32x4(odd0, odd1, 0xdd);
+  }
+}
+
+// The band's 4x4 output tiles: A^T M A per tile, 16 output channels a vector, transposed so that each
+// channel's tile is one vector whose four rows are stored (clipped at the image's edges).
+__attribute__((target("avx512f,avx512vl,fma"))) void transformOutput(const Conv& cv, float* image, int64_t row0, const float* m, int64_t tiles) {
+  for (int64_t t = 0; t < tiles; ++t) {
+    int64_t y0 = (row0 + t / cv.tilesWide) * kOut, x0 = t % cv.tilesWide * kOut;
+    int64_t rows = std::min(kOut, cv.height - y0);
+    __mmask16 cols = firstLanes(std::min(kOut, cv.width - x0));
+    for (int64_t k0 = 0; k0 < cv.outChannels; k0 += 16) {
+      __m512 across[kIn][kOut];  // A^T M down each column of the 6 x 6 products
+      for (int j = 0; j < kIn; ++j) {
+        __m512 col[kIn];
+        for (int i = 0; i < kIn; ++i) col[i] = _mm512_load_ps(m + ((i * kIn + j) * tiles + t) * cv.kPadded + k0);
+        __m512 y[kOut];
+        outputTransform(col, y);
+        for (int a = 0; a < kOut; ++a) across[j][a] = y[a];
+      }
+      __m512 pixels[16];
+      for (int a = 0; a < kOut; ++a) {
+        __m512 row[kIn] = {across[0][a], across[1][a], across[2][a], across[3][a], across[4][a], across[5][a]};
+        __m512 y[kOut];
+        outputTransform(row, y);
+        for (int b = 0; b < kOut; ++b) pixels[a * kOut + b] = y[b];
+      }
+      transpose16(pixels);  // pixels[kk]: channel k0 + kk's tile, row-major
+      int64_t count = std::min<int64_t>(16, cv.outChannels - k0);
+      for (int64_t kk = 0; kk < count; ++kk) {
+        float* dst = image + (k0 + kk) * cv.outK + y0 * cv.outY + x0;
+        __m512 p = pixels[kk];
+        _mm_mask_storeu_ps(dst, cols, _mm512_extractf32x4_ps(p, 0));
+        if (rows > 1) _mm_mask_storeu_ps(dst + cv.outY, cols, _mm512_extractf32x4_ps(p, 1));
+        if (rows > 2) _mm_mask_storeu_ps(dst + 2 * cv.outY, cols, _mm512_extractf32x4_ps(p, 2));
+        if (rows > 3) _mm_mask_storeu_ps(dst + 3 * cv.outY, cols, _mm512_extractf32x4_ps(p, 3));
+      }
+    }
+  }
+}
+
+// A thread's share: bands taken from the shared counter until none is left; each band's outputs go
+// through the epilogue while they are in cache.
+int32_t runBands(void* ctx, int64_t, int64_t) {
+  Conv& cv = *static_cast<Conv*>(ctx);
+  int64_t maxTiles = cv.bandRows * cv.tilesWide;
+  float* v = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * cv.inChannels * maxTiles + 16));
+  float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * maxTiles * cv.kPadded));
+  float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * ((cv.tilesWide + 15) / 16 * 64 + 64)));
+  if (!v || !m || !band) return 0;  // out of memory: this thread takes no band (see `done`)
+  for (int64_t u = cv.next.fetch_add(1); u < cv.units; u = cv.next.fetch_add(1)) {
+    int64_t image = u / cv.bandsPerImage, row0 = u % cv.bandsPerImage * cv.bandRows;
+    int64_t rows = std::min(cv.bandRows, cv.tilesHigh - row0), tiles = rows * cv.tilesWide;
+    transformInput(cv, cv.in + cv.imageIn[size_t(image)], row0, rows, v, tiles, band);
+    multiply(cv, v, m, tiles);
+    transformOutput(cv, cv.out + cv.imageOut[size_t(image)], row0, m, tiles);
+    if (cv.epilogue) {
+      int64_t first = image * cv.height * cv.width, y0 = row0 * kOut, y1 = std::min(cv.height, (row0 + rows) * kOut);
+      if (int32_t code = cv.epilogue(cv.ctx, 0, cv.outChannels, first + y0 * cv.width, first + y1 * cv.width)) {
+        int32_t none = 0;
+        cv.status.compare_exchange_strong(none, code);
+        return code;
+      }
+    }
+    cv.done.fetch_add(1);
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool winogradConv3x3(float* c, const float* a, const float* b, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx, int32_t& status) {
+  Conv cv;
+  if (!enabled() || !parse(desc, cv) || !worthIt(cv)) return false;
+  cv.out = c, cv.weights = a, cv.in = b;
+  cv.epilogue = epilogue, cv.ctx = ctx;
+  cv.tilesWide = (cv.width + kOut - 1) / kOut, cv.tilesHigh = (cv.height + kOut - 1) / kOut;
+  cv.bandRows = std::min(cv.tilesHigh, (kMinUnitTiles + cv.tilesWide - 1) / cv.tilesWide);
+  cv.bandsPerImage = (cv.tilesHigh + cv.bandRows - 1) / cv.bandRows;
+  cv.units = int64_t(cv.imageIn.size()) * cv.bandsPerImage;
+  cv.kPadded = (cv.outChannels + 15) / 16 * 16;
+  cv.filters = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * cv.inChannels * cv.kPadded));
+  if (!cv.filters) return false;
+  int threads = parallelThreads();
+  status = rlx_parallel_for(transformFilters, &cv, cv.kPadded / 16, 16 * cv.inChannels * 64);
+  if (status != 0) return true;
+  int64_t work = cv.bandRows * cv.tilesWide * kPoints * cv.inChannels * cv.kPadded;
+  status = rlx_parallel_for(runBands, &cv, std::min<int64_t>(cv.units, threads), work);
+  if (status == 0) status = cv.status;
+  // Bands no thread had the memory for: the GEMM computes all of C again (and its epilogue blocks).
+  return status != 0 || cv.done == cv.units;
+}
+
+}  // namespace rlx
