@@ -42,6 +42,7 @@ struct Conv {
   int64_t outK = 0, outY = 0;              // the output's channel and row strides (columns contiguous)
   std::vector<int64_t> imageIn, imageOut;  // each image's offset in the input and the output
   int64_t tilesWide = 0, tilesHigh = 0, bandRows = 1, bandsPerImage = 0, units = 0;
+  int64_t rowFloats = 0;      // one transformed input row of the band buffer (everyFourth reads 68 past a block)
   int64_t kPadded = 0;        // K rounded up to whole vectors (the filter transform's zero-padded rows)
   float* filters = nullptr;   // U[p][c][k]: the transformed filters, kPoints x C x kPadded
   RlxGemmEpilogue epilogue = nullptr;
@@ -188,7 +189,7 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 everyFourth(cons
 // columns (16 columns a vector), then across each tile's 6 columns (16 tiles a vector).
 __attribute__((target("avx512f,fma"))) void transformInput(const Conv& cv, const float* image, int64_t row0, int64_t rows, float* v, int64_t tiles, float* band) {
   const int64_t span = 4 * cv.tilesWide + 2;                      // the input columns the tiles cover
-  const int64_t rowFloats = (cv.tilesWide + 15) / 16 * 64 + 64;   // everyFourth reads 68 past a block's start
+  const int64_t rowFloats = cv.rowFloats;
   const int64_t inRows = cv.height + 2, inCols = cv.width + 2;    // what the GEMM would read
   std::memset(band, 0, sizeof(float) * size_t(kIn * rowFloats));
   for (int64_t c = 0; c < cv.inChannels; ++c) {
@@ -332,7 +333,7 @@ int32_t runBands(void* ctx, int64_t, int64_t) {
   int64_t maxTiles = cv.bandRows * cv.tilesWide;
   float* v = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * cv.inChannels * maxTiles + 16));
   float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * maxTiles * cv.kPadded));
-  float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * ((cv.tilesWide + 15) / 16 * 64 + 64)));
+  float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * cv.rowFloats));
   if (!v || !m || !band) return 0;  // out of memory: this thread takes no band (see `done`)
   for (int64_t u = cv.next.fetch_add(1); u < cv.units; u = cv.next.fetch_add(1)) {
     int64_t image = u / cv.bandsPerImage, row0 = u % cv.bandsPerImage * cv.bandRows;
@@ -365,6 +366,7 @@ bool winogradConv3x3(float* c, const float* a, const float* b, const int64_t* de
   cv.bandsPerImage = (cv.tilesHigh + cv.bandRows - 1) / cv.bandRows;
   cv.units = int64_t(cv.imageIn.size()) * cv.bandsPerImage;
   cv.kPadded = (cv.outChannels + 15) / 16 * 16;
+  cv.rowFloats = (cv.tilesWide + 15) / 16 * 64 + 64;
   cv.filters = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * cv.inChannels * cv.kPadded));
   if (!cv.filters) return false;
   int threads = parallelThreads();
