@@ -1,5 +1,5 @@
 // CPU schedule, GEMM nests: a float32 `C[.., i, j] += A[.., i, k] * B[.., k, j]` reduction nest (any
-// strides, implicit-GEMM convolutions, batch loops outside) becomes a packed GEMM call. Internal.
+// strides, implicit-GEMM convolutions, batch dims) becomes a packed GEMM call. Internal.
 #pragma once
 #include <optional>
 #include <vector>
@@ -8,13 +8,13 @@
 
 namespace rlx {
 
-// The nest `s` (a For) with its GEMM loops replaced by Evaluate(rlx.sgemm(...)) inside its batch
-// loops, when `s` is a perfect loop nest over one block of the form
+// The nest `s` (a For) replaced by Evaluate(rlx.sgemm(...)), when `s` is a perfect loop nest over
+// one block of the form
 //   with T.init(): C[I] = 0.0f
 //   C[I] = C[I] + X[..] * Y[..]      (or X * Y + C[I]; all float32)
 // where I are spatial iter vars, the operands' indices are affine in the iter vars (a convolution's
-// y * s + ry), C's last index var indexes exactly one operand (B), and the batch loops (vars in both
-// operands or neither) are outside the others. Null when it is not such a nest.
+// y * s + ry) and C's last index var indexes exactly one operand (B); C's vars in both operands or in
+// neither are batch dims. Null when it is not such a nest.
 Stmt lowerMatmulNest(const Stmt& s);
 
 // The same recognition, with what an epilogue fused into the GEMM needs to know.
@@ -23,7 +23,7 @@ struct GemmNest {
   PrimExpr call;       // its rlx.sgemm call
   BufferRef c;         // the output
   std::vector<bool> rowDims;  // per index of C: flattened into the GEMM's rows (i), else its columns (j)
-  bool batched = false;       // batch loops stay around the call
+  bool batched = false;       // the call has batch dims
 };
 std::optional<GemmNest> matchMatmulNest(const Stmt& s);
 

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -23,7 +24,7 @@ namespace {
 // a transformer's K = 768 in one pass, so C's tiles are not stored and reloaded between k blocks
 // (CPU time per run at 1 thread: 128x768x2304 6.1 -> 5.3 ms, 64x784x512 0.62 -> 0.56 ms; 1024^3 and
 // K = 3072 the same within noise).
-constexpr int64_t kMR = 6, kNR = 32, kKC = 768, kMC = 96, kNC = 2048;
+constexpr int64_t kMR = 6, kNR = 32, kKC = 800, kMC = 96, kNC = 2048;
 // The GEMV path (m = 1): kGV accumulators of 16 lanes cover a block of kGW columns.
 constexpr int64_t kGV = 8, kGW = 16 * kGV;
 // A is read in place (not packed) when its blocks are reused by at most this many column slivers.
@@ -40,7 +41,14 @@ constexpr int64_t kPanelFloats = int64_t(64) << 10;
 constexpr int64_t kAInL2 = int64_t(128) << 10;
 
 struct OffsetTables {
-  std::vector<int64_t> mA, mC, nB, nC, kA, kB;
+  std::vector<int64_t> mA, mC, nB, nC, kA, kB, bA, bB, bC;
+};
+
+// One GEMM of the batch: its C, A and B.
+struct Operands {
+  float* c;
+  const float* a;
+  const float* b;
 };
 
 OffsetTables& callerTables() {
@@ -58,6 +66,9 @@ struct Gemm {
   // call so that they keep their capacity (workers only read them while the caller waits).
   OffsetTables& tables = callerTables();
   std::vector<int64_t>&mA = tables.mA, &mC = tables.mC, &nB = tables.nB, &nC = tables.nC, &kA = tables.kA, &kB = tables.kB;
+  // Each batch element's offsets in A, B and C (one entry, 0, without batch dims).
+  std::vector<int64_t>&bA = tables.bA, &bB = tables.bB, &bC = tables.bC;
+  int64_t batches = 1;
   bool cUnit = false;  // nC is contiguous: C tiles are stored with vector stores
   bool nBUnit = false;  // nB contiguous
   bool kAUnit = false;  // kA contiguous
@@ -78,7 +89,8 @@ struct Gemm {
   int64_t nPadded = 0;
   // Work units (column or row blocks of `unit` slivers / micro-rows) that threads take in turn: on a
   // shared machine a descheduled thread then holds up one unit, not half of the GEMM.
-  int64_t unit = 1, units = 0;
+  // Units are numbered batch element by batch element, unitsPerBatch each.
+  int64_t unit = 1, units = 0, unitsPerBatch = 0;
   bool reserveNext = false;  // a thread takes its next unit before it runs the current one
   // The element-wise epilogue each finished block of C goes through (null: none), in the caller's
   // coordinates (before `transpose` swapped rows and columns), and the first failure it reported.
@@ -87,20 +99,27 @@ struct Gemm {
   bool transposed = false;
   mutable std::atomic<int32_t> status{0};
   std::atomic<int64_t> next{0};
+
+  Operands at(int64_t batch) const { return {c + bC[size_t(batch)], a + bA[size_t(batch)], b + bB[size_t(batch)]}; }
 };
 
-// The offsets of a row-major tuple of `count` dims (extent, then strides at `desc[1 + which]`),
-// expanded in place one dim at a time (back to front, so no entry is overwritten before it is read).
-void offsets(const int64_t* desc, int64_t count, int which0, int which1, std::vector<int64_t>& o0, std::vector<int64_t>& o1) {
-  o0.assign(1, 0), o1.assign(1, 0);
-  for (int64_t d = 0; d < count; ++d, desc += 3) {
-    size_t n = o0.size(), e = size_t(std::max<int64_t>(desc[0], 0));
-    int64_t s0 = desc[1 + which0], s1 = desc[1 + which1];
-    o0.resize(n * e), o1.resize(n * e);
+// The offsets of a row-major tuple of `count` dims, each given by 1 + N entries of `dims` (its extent,
+// then its stride in each of N operands): out[x] receives operand x's offsets, expanded in place one
+// dim at a time (back to front, so that no entry is overwritten before it is read).
+template <size_t N>
+void offsets(const int64_t* dims, int64_t count, const std::array<std::vector<int64_t>*, N>& out) {
+  for (auto* o : out) o->assign(1, 0);
+  for (int64_t d = 0; d < count; ++d, dims += 1 + N) {
+    size_t n = out[0]->size(), e = size_t(std::max<int64_t>(dims[0], 0));
+    for (auto* o : out) o->resize(n * e);
     if (e == 0) return;
-    for (size_t i = n; i-- > 0;) {
-      int64_t b0 = o0[i], b1 = o1[i];
-      for (size_t t = e; t-- > 0;) o0[i * e + t] = b0 + int64_t(t) * s0, o1[i * e + t] = b1 + int64_t(t) * s1;
+    for (size_t x = 0; x < N; ++x) {
+      std::vector<int64_t>& o = *out[x];
+      int64_t stride = dims[1 + x];
+      for (size_t i = n; i-- > 0;) {
+        int64_t base = o[i];
+        for (size_t t = e; t-- > 0;) o[i * e + t] = base + int64_t(t) * stride;
+      }
     }
   }
 }
@@ -112,7 +131,7 @@ bool evenlySpaced(const std::vector<int64_t>& o, int64_t step) {
 }
 
 // A[i0.., p0..] (mc x kc) as micro-panels of kMR rows: ap[(s * kc + k) * kMR + r], zero-padded rows.
-void packA(const Gemm& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* ap) {
+void packA(const Gemm& g, const Operands& o, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* ap) {
   const int64_t* ka = g.kA.data() + p0;
   for (int64_t s = 0; s * kMR < mc; ++s, ap += kc * kMR)
     for (int64_t r = 0; r < kMR; ++r) {
@@ -121,7 +140,7 @@ void packA(const Gemm& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float*
         for (int64_t k = 0; k < kc; ++k) ap[k * kMR + r] = 0;
         continue;
       }
-      const float* row = g.a + g.mA[size_t(i0 + i)];
+      const float* row = o.a + g.mA[size_t(i0 + i)];
       if (g.kAUnit)
         for (int64_t k = 0; k < kc; ++k) ap[k * kMR + r] = row[ka[0] + k];
       else
@@ -140,7 +159,7 @@ __attribute__((target("avx512f"), always_inline)) inline void copyRow(float* dst
 
 // B[p0.., j0..] (kc x nc) as micro-panels of `width` columns: bp[(s * kc + k) * width + c],
 // zero-padded. A convolution's operand is gathered here (implicit GEMM: no im2col buffer).
-__attribute__((target("avx512f"))) void packB(const Gemm& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp, int64_t width = kNR) {
+__attribute__((target("avx512f"))) void packB(const Gemm& g, const Operands& o, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* bp, int64_t width = kNR) {
   int64_t slivers = (nc + width - 1) / width;
   if (g.nBUnit) {
     // A few rows at a time across all slivers: each row of B is read front to back (sliver by sliver,
@@ -153,7 +172,7 @@ __attribute__((target("avx512f"))) void packB(const Gemm& g, int64_t p0, int64_t
         int64_t w = std::min(width, nc - s * width);
         for (int64_t k = k0; k < k1; ++k) {
           float* dst = bp + (s * kc + k) * width;
-          copyRow(dst, g.b + g.kB[size_t(p0 + k)] + g.nB[size_t(j0)] + s * width, w, width);
+          copyRow(dst, o.b + g.kB[size_t(p0 + k)] + g.nB[size_t(j0)] + s * width, w, width);
         }
       }
     }
@@ -167,7 +186,7 @@ __attribute__((target("avx512f"))) void packB(const Gemm& g, int64_t p0, int64_t
       for (int64_t c = 0; c < width; ++c) {
         float* dst = bp + c;
         if (c < w) {
-          const float* col = g.b + nb[c] + g.kB[size_t(p0)];
+          const float* col = o.b + nb[c] + g.kB[size_t(p0)];
           for (int64_t k = 0; k < kc; ++k) dst[k * width] = col[k];
         } else {
           for (int64_t k = 0; k < kc; ++k) dst[k * width] = 0;
@@ -184,7 +203,7 @@ __attribute__((target("avx512f"))) void packB(const Gemm& g, int64_t p0, int64_t
     runStart[runs] = w;
     bool copyRuns = runs * 4 <= w;
     for (int64_t k = 0; k < kc; ++k) {
-      const float* row = g.b + g.kB[size_t(p0 + k)];
+      const float* row = o.b + g.kB[size_t(p0 + k)];
       float* dst = bp + k * width;
       if (copyRuns) {
         for (int64_t r = 0; r < runs; ++r) {
@@ -364,9 +383,9 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void gemvPanel(int6
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3, acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
 }
 
-__attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, int64_t j0, int64_t j1) {
+__attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, const Operands& o, int64_t j0, int64_t j1) {
   float* bp = g.packB ? rlx::threadScratch(rlx::ScratchSlot::GemmB, size_t(kKC * kGW)) : nullptr;
-  const float* a = g.a + g.mA[0];
+  const float* a = o.a + g.mA[0];
   for (int64_t j = j0; j < j1; j += kGW) {
     int64_t w = std::min(kGW, j1 - j);
     __mmask16 mask[kGV];
@@ -375,13 +394,13 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, int64_t j0
     for (int64_t pc = 0; pc < g.k; pc += kKC) {
       int64_t kc = std::min(kKC, g.k - pc);
       if (g.packB) {
-        packB(g, pc, kc, j, w, bp, kGW);
+        packB(g, o, pc, kc, j, w, bp, kGW);
         gemvPanel(kc, a, g.kA.data() + pc, bp, kGW, mask, acc);
       } else {
-        gemvPanel(kc, a, g.kA.data() + pc, g.b + g.kB[size_t(pc)] + g.nB[size_t(j)], g.ldb, mask, acc);
+        gemvPanel(kc, a, g.kA.data() + pc, o.b + g.kB[size_t(pc)] + g.nB[size_t(j)], g.ldb, mask, acc);
       }
     }
-    float* c = g.c + g.mC[0];
+    float* c = o.c + g.mC[0];
     if (g.cUnit) {
       for (int64_t v = 0; v < kGV; ++v) _mm512_mask_storeu_ps(c + g.nC[size_t(j)] + 16 * v, mask[v], acc[v]);
     } else {
@@ -404,7 +423,7 @@ constexpr const MicroFn (*kMicro[2])[kMR + 1] = {kMicroRows<false>, kMicroRows<t
 // Rows [i0, i1) x columns [j0, j1) of C, on one thread. [nextJ0, nextJ1): the columns of the block
 // this thread runs next (nextJ0 = -1: none), whose first B panel is prefetched while the last one
 // here computes.
-void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t nextJ0, int64_t nextJ1) {
+void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t nextJ0, int64_t nextJ1) {
   bool packBHere = g.packB && !g.packedB;
   float* ap = g.packedA || g.aInPlace ? nullptr : rlx::threadScratch(rlx::ScratchSlot::GemmA, size_t(kMC * kKC));
   float* bp = packBHere ? rlx::threadScratch(rlx::ScratchSlot::GemmB, size_t(kKC * kNC)) : nullptr;
@@ -417,14 +436,14 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, 
     int64_t nc = std::min(kNC, j1 - jc);
     for (int64_t pc = 0; pc < g.k; pc += kKC) {
       int64_t kc = std::min(kKC, g.k - pc);
-      if (packBHere) packB(g, pc, kc, jc, nc, bp);
+      if (packBHere) packB(g, o, pc, kc, jc, nc, bp);
       // The panel after this one: the next k block, else the next column block, here or next.
       int64_t np = 0, nj = nextJ0, nEnd = nextJ1;
       if (pc + kKC < g.k) np = pc + kKC, nj = jc, nEnd = j1;
       else if (jc + kNC < j1) nj = jc + kNC, nEnd = j1;
       PanelPrefetch prefetch;
       if (nj >= 0 && packBHere && g.bRows) {
-        const char* first = reinterpret_cast<const char*>(g.b + g.kB[size_t(np)] + g.nB[size_t(nj)]);
+        const char* first = reinterpret_cast<const char*>(o.b + g.kB[size_t(np)] + g.nB[size_t(nj)]);
         int64_t skew = int64_t(reinterpret_cast<uintptr_t>(first) & 63);
         prefetch.row = first - skew;
         prefetch.stride = g.ldb * int64_t(sizeof(float));
@@ -440,18 +459,18 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, 
         int64_t mc = std::min(kMC, i1 - ic);
         const float* as = ap;
         if (g.packedA) as = g.packedA + pc * g.mPadded + ic * kc;
-        else if (!g.aInPlace) packA(g, ic, mc, pc, kc, ap);
+        else if (!g.aInPlace) packA(g, o, ic, mc, pc, kc, ap);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           int64_t nr = std::min(kNR, nc - jr), j = jc + jr;
-          t.bp = g.packedB ? g.packedB + pc * g.nPadded + j * kc : g.packB ? bp + jr * kc : g.b + g.kB[size_t(pc)] + g.nB[size_t(j)];
+          t.bp = g.packedB ? g.packedB + pc * g.nPadded + j * kc : g.packB ? bp + jr * kc : o.b + g.kB[size_t(pc)] + g.nB[size_t(j)];
           t.ldb = g.packB ? kNR : g.ldb;
           t.bm0 = g.packB ? __mmask16(0xFFFF) : maskOf(nr), t.bm1 = g.packB ? __mmask16(0xFFFF) : maskOf(nr - 16);
           t.cols = g.cUnit ? nullptr : g.nC.data() + j, t.nr = nr;
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             int64_t mr = std::min(kMR, mc - ir);
-            for (int64_t r = 0; r < mr; ++r) rows[r] = g.c + g.mC[size_t(ic + ir + r)] + (g.cUnit ? g.nC[size_t(j)] : 0);
+            for (int64_t r = 0; r < mr; ++r) rows[r] = o.c + g.mC[size_t(ic + ir + r)] + (g.cUnit ? g.nC[size_t(j)] : 0);
             if (g.aInPlace)
-              for (int64_t r = 0; r < mr; ++r) aRows[r] = g.a + g.mA[size_t(ic + ir + r)];
+              for (int64_t r = 0; r < mr; ++r) aRows[r] = o.a + g.mA[size_t(ic + ir + r)];
             t.ap = g.aInPlace ? nullptr : as + ir * kc;
             kMicro[!g.aInPlace][nr > 16][mr](t, prefetch);
           }
@@ -463,12 +482,12 @@ void blockAvx512(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, 
 }
 
 // Without AVX-512: the same sums (each element in k's order, fused multiply-adds), unblocked.
-void blockPortable(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t, int64_t) {
+void blockPortable(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64_t j0, int64_t j1, int64_t, int64_t) {
   for (int64_t i = i0; i < i1; ++i)
     for (int64_t j = j0; j < j1; ++j) {
       float acc = 0;
-      for (int64_t k = 0; k < g.k; ++k) acc = std::fma(g.a[g.mA[size_t(i)] + g.kA[size_t(k)]], g.b[g.kB[size_t(k)] + g.nB[size_t(j)]], acc);
-      g.c[g.mC[size_t(i)] + g.nC[size_t(j)]] = acc;
+      for (int64_t k = 0; k < g.k; ++k) acc = std::fma(o.a[g.mA[size_t(i)] + g.kA[size_t(k)]], o.b[g.kB[size_t(k)] + g.nB[size_t(j)]], acc);
+      o.c[g.mC[size_t(i)] + g.nC[size_t(j)]] = acc;
     }
   finish(g, i0, i1, j0, j1);
 }
@@ -486,7 +505,7 @@ int32_t packWholeA(void* ctx, int64_t begin, int64_t end) {
     int64_t i0 = s * kMR;
     for (int64_t pc = 0; pc < g.k; pc += kKC) {
       int64_t kc = std::min(kKC, g.k - pc);
-      packA(g, i0, std::min(kMR, g.m - i0), pc, kc, whole + pc * g.mPadded + i0 * kc);
+      packA(g, g.at(0), i0, std::min(kMR, g.m - i0), pc, kc, whole + pc * g.mPadded + i0 * kc);
     }
   }
   return 0;
@@ -499,7 +518,7 @@ int32_t packWholeB(void* ctx, int64_t begin, int64_t end) {
     int64_t j0 = s * kNR;
     for (int64_t pc = 0; pc < g.k; pc += kKC) {
       int64_t kc = std::min(kKC, g.k - pc);
-      packB(g, pc, kc, j0, std::min(kNR, g.n - j0), g.packedB + pc * g.nPadded + j0 * kc);
+      packB(g, g.at(0), pc, kc, j0, std::min(kNR, g.n - j0), g.packedB + pc * g.nPadded + j0 * kc);
     }
   }
   return 0;
@@ -522,26 +541,29 @@ void transpose(Gemm& g) {
   std::swap(g.mA, g.nB);
   std::swap(g.kA, g.kB);
   std::swap(g.mC, g.nC);
+  std::swap(g.bA, g.bB);
   g.transposed = !g.transposed;
   classify(g);
 }
 
 // One thread's share: units taken from the shared counter until none is left. With enough units,
 // each thread takes its next unit before it runs the current one, so that the next unit's B can be
-// prefetched; with few, that would leave a thread without work.
+// prefetched (when it is of the same batch element); with few, that would leave a thread without work.
 int32_t chunk(void* ctx, int64_t, int64_t) {
   Gemm& g = *static_cast<Gemm*>(ctx);
   auto block = hasAvx512() ? blockAvx512 : blockPortable;
   for (int64_t u = g.next.fetch_add(1); u < g.units;) {
     int64_t next = g.reserveNext ? g.next.fetch_add(1) : g.units;
-    int64_t begin = u * g.unit, end = begin + g.unit;
+    int64_t batch = u / g.unitsPerBatch, begin = u % g.unitsPerBatch * g.unit, end = begin + g.unit;
+    Operands o = g.at(batch);
     if (g.gemv) {
-      gemvAvx512(g, begin * kGW, std::min(end * kGW, g.n));
+      gemvAvx512(g, o, begin * kGW, std::min(end * kGW, g.n));
     } else if (g.splitRows) {
-      block(g, begin * kMR, std::min(end * kMR, g.m), 0, g.n, -1, -1);
+      block(g, o, begin * kMR, std::min(end * kMR, g.m), 0, g.n, -1, -1);
     } else {
-      bool more = next < g.units;
-      block(g, 0, g.m, begin * kNR, std::min(end * kNR, g.n), more ? next * g.unit * kNR : -1, more ? std::min((next + 1) * g.unit * kNR, g.n) : -1);
+      bool more = next < g.units && next / g.unitsPerBatch == batch;
+      int64_t nextBegin = next % std::max<int64_t>(g.unitsPerBatch, 1) * g.unit;
+      block(g, o, 0, g.m, begin * kNR, std::min(end * kNR, g.n), more ? nextBegin * kNR : -1, more ? std::min((nextBegin + g.unit) * kNR, g.n) : -1);
     }
     u = g.reserveNext ? next : g.next.fetch_add(1);
   }
@@ -549,16 +571,19 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
 }
 
 int32_t run(Gemm& g, const int64_t* desc) {
-  int64_t nm = desc[0], nn = desc[1], nk = desc[2];
-  const int64_t* dims = desc + 3;
-  offsets(dims, nm, 0, 1, g.mA, g.mC);
-  offsets(dims + 3 * nm, nn, 0, 1, g.nB, g.nC);
-  offsets(dims + 3 * (nm + nn), nk, 0, 1, g.kA, g.kB);
-  g.m = int64_t(g.mA.size()), g.n = int64_t(g.nB.size()), g.k = int64_t(g.kA.size());
-  if (g.m == 0 || g.n == 0) return 0;
+  int64_t nm = desc[0], nn = desc[1], nk = desc[2], nb = desc[3];
+  const int64_t* dims = desc + 4;
+  offsets<2>(dims, nm, {&g.mA, &g.mC});
+  offsets<2>(dims + 3 * nm, nn, {&g.nB, &g.nC});
+  offsets<2>(dims + 3 * (nm + nn), nk, {&g.kA, &g.kB});
+  offsets<3>(dims + 3 * (nm + nn + nk), nb, {&g.bA, &g.bB, &g.bC});
+  g.m = int64_t(g.mA.size()), g.n = int64_t(g.nB.size()), g.k = int64_t(g.kA.size()), g.batches = int64_t(g.bA.size());
+  if (g.epilogue && g.batches > 1) return -1;  // its blocks could not say which GEMM they are of
+  if (g.m == 0 || g.n == 0 || g.batches == 0) return 0;
   if (g.k == 0) {
-    for (int64_t i : g.mC)
-      for (int64_t j : g.nC) g.c[i + j] = 0;
+    for (int64_t batch = 0; batch < g.batches; ++batch)
+      for (int64_t i : g.mC)
+        for (int64_t j : g.nC) g.at(batch).c[i + j] = 0;
     finish(g, 0, g.m, 0, g.n);
     return g.status;
   }
@@ -578,7 +603,8 @@ int32_t run(Gemm& g, const int64_t* desc) {
   int threads = rlx::parallelThreads();
   if (g.m == 1 && hasAvx512()) {
     g.gemv = true;
-    g.units = (g.n + kGW - 1) / kGW;
+    g.unitsPerBatch = (g.n + kGW - 1) / kGW;
+    g.units = g.unitsPerBatch * g.batches;
     int32_t code = rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), kGW * g.k);
     return code != 0 ? code : int32_t(g.status);
   }
@@ -593,8 +619,12 @@ int32_t run(Gemm& g, const int64_t* desc) {
   g.aInPlace = slivers <= kInPlaceSlivers || !g.packB;
   int64_t blocks = g.splitRows ? rowBlocks : slivers;
   g.mPadded = (g.m + kMR - 1) / kMR * kMR;
-  bool shareA = !g.splitRows && !g.aInPlace && hasAvx512() && g.mPadded * g.k <= kMaxPackedA;
-  if (g.splitRows) {
+  // (Whole operands are packed once only for a single GEMM: batch elements each have their own.)
+  bool shareA = g.batches == 1 && !g.splitRows && !g.aInPlace && hasAvx512() && g.mPadded * g.k <= kMaxPackedA;
+  if (g.batches >= 2 * threads) {
+    // Batch elements enough to keep every thread busy: each is one unit, computed by one thread.
+    g.unit = blocks;
+  } else if (g.splitRows) {
     // About four row blocks per thread, at most an A block each.
     g.unit = std::clamp<int64_t>(blocks / (4 * threads), 1, kMC / kMR);
   } else if ((shareA || g.aInPlace) && g.mPadded * std::min(g.k, kKC) <= kAInL2) {
@@ -607,7 +637,8 @@ int32_t run(Gemm& g, const int64_t* desc) {
     int64_t least = std::min<int64_t>(8, blocks / threads);
     g.unit = std::clamp<int64_t>(std::max(blocks / (4 * threads), least), 1, kNC / kNR);
   }
-  g.units = (blocks + g.unit - 1) / g.unit;
+  g.unitsPerBatch = (blocks + g.unit - 1) / g.unit;
+  g.units = g.unitsPerBatch * g.batches;
   g.reserveNext = g.units >= 2 * threads;
   int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
   if (shareA && g.units > 1) {
@@ -616,7 +647,7 @@ int32_t run(Gemm& g, const int64_t* desc) {
     int32_t status = rlx_parallel_for(packWholeA, &g, g.mPadded / kMR, kMR * g.k);
     if (status != 0) return status;
   }
-  if (g.splitRows && g.packB && hasAvx512() && g.units > 1) {
+  if (g.batches == 1 && g.splitRows && g.packB && hasAvx512() && g.units > 1) {
     // Into the caller's GemmB scratch (its blocks then read the shared copy too), by all threads.
     g.nPadded = slivers * kNR;
     g.packedB = rlx::threadScratch(rlx::ScratchSlot::GemmB, size_t(g.nPadded * g.k));

@@ -7,9 +7,11 @@ extern "C" {
 // C[i, j] = sum over k in order of A[i, k] * B[k, j], each element accumulating from 0 (as the TIR
 // block with its init does; each multiply is fused with its add). i, j and k are each a row-major
 // tuple of up to a few loop indices, so that batched, transposed and convolution operands (implicit
-// GEMM) need no copy: `desc` holds nm, nn, nk, then per i dim (outermost first) its extent and its
-// strides in A and C, per j dim its extent and strides in B and C, per k dim its extent and strides
-// in A and B (elements; k dims in the block's summation order). No dims means extent 1. Returns 0.
+// GEMM) need no copy: `desc` holds nm, nn, nk, nb, then per i dim (outermost first) its extent and
+// its strides in A and C, per j dim its extent and strides in B and C, per k dim its extent and
+// strides in A and B (elements; k dims in the block's summation order), per batch dim its extent and
+// its strides in A, B and C. No dims means extent 1. Batch dims make independent GEMMs (a batched
+// matmul, attention's heads) that the threads share out as one loop. Returns 0.
 // A 3x3 stride-1 convolution large enough to gain is computed by Winograd's F(4x4, 3x3) instead
 // (winograd.h: the same sums, rounded differently; RLX_WINOGRAD=0 keeps the in-order GEMM).
 int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc);
@@ -18,7 +20,8 @@ int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc)
 // passed to `epilogue(ctx, i0, i1, j0, j1)` by the thread that computed it, as soon as the block is
 // final: an element-wise epilogue (bias, activation, residual) reads C while it is in cache, and
 // needs no pass of its own. The blocks partition C. Returns the first non-zero code an epilogue
-// call returned (0 when all succeeded).
+// call returned (0 when all succeeded). The blocks carry no batch index: with batch dims of more than
+// one element in all, the call computes nothing and returns -1.
 typedef int32_t (*RlxGemmEpilogue)(void* ctx, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
 int32_t rlx_sgemm_epilogue(float* c, const float* a, const float* b, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx);
 }

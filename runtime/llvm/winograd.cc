@@ -60,11 +60,12 @@ bool enabled() {
   return yes;
 }
 
-// Reads the descriptor (rlx_sgemm's layout: nm, nn, nk, then extent and two strides per dim).
+// Reads the descriptor (rlx_sgemm's layout: nm, nn, nk, nb, then extent and strides per dim). A
+// convolution's images are column dims, so batch dims (a batched matmul's) never make one.
 bool parse(const int64_t* desc, Conv& cv) {
-  int64_t nm = desc[0], nn = desc[1], nk = desc[2];
-  if (nm != 1 || nn < 2 || nk != 3) return false;
-  const int64_t* row = desc + 3;
+  int64_t nm = desc[0], nn = desc[1], nk = desc[2], nb = desc[3];
+  if (nm != 1 || nn < 2 || nk != 3 || nb != 0) return false;
+  const int64_t* row = desc + 4;
   const int64_t* cols = row + 3;
   const int64_t* red = cols + 3 * nn;
   const int64_t* y = cols + 3 * (nn - 2);

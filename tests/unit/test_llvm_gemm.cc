@@ -149,13 +149,23 @@ TEST_CASE("llvm gemm: batched and broadcast matmuls, vector operands", "[llvm][g
   struct S {
     const char *a, *b;
   };
-  for (S s : {S{"(2, 3, 35)", "(35, 40)"}, S{"(2, 1, 17, 35)", "(4, 35, 33)"}, S{"(3, 9, 64)", "(3, 64, 9)"}, S{"(35,)", "(2, 35, 33)"}, S{"(2, 33, 35)", "(35,)"}}) {
+  // Batch dims go into the GEMM call: few batch elements (each split among the threads), many (one
+  // thread each: attention's heads), two batch dims, batched vector-matrix products, an empty batch.
+  for (S s : {S{"(2, 3, 35)", "(35, 40)"}, S{"(2, 1, 17, 35)", "(4, 35, 33)"}, S{"(3, 9, 64)", "(3, 64, 9)"}, S{"(35,)", "(2, 35, 33)"}, S{"(2, 33, 35)", "(35,)"},
+              S{"(12, 20, 16)", "(12, 16, 70)"}, S{"(2, 3, 13, 8)", "(2, 3, 8, 37)"}, S{"(5, 1, 35)", "(5, 35, 200)"},
+              S{"(0, 4, 5)", "(0, 5, 6)"}}) {
     auto fs = lower(std::string("a: ") + T(s.a) + ", b: " + T(s.b), "            gv = R.matmul(a, b)\n");
     REQUIRE(fs.size() == 1);
     INFO(s.a << " @ " << s.b);
     CHECK(usesGemm(fs[0]));
     CHECK(agree(fs[0], argsFor(*fs[0], 1, 7)) == "");
   }
+  // Batched with the second operand transposed (q @ k^T), and with the epilogue a batched GEMM does
+  // not take (scale, mask) left to its own loops.
+  auto fs = lower("q: " + T("(12, 20, 16)") + ", k: " + T("(12, 40, 16)") + ", mask: " + T("(20, 40)"),
+                  "            kt = R.permute_dims(k, axes=[0, 2, 1])\n            s = R.matmul(q, kt)\n            sc = R.multiply(s, R.const(0.25, \"float32\"))\n"
+                  "            gv = R.add(sc, mask)\n");
+  for (auto& f : fs) CHECK(agree(f, argsFor(*f, 1, 8)) == "");
 }
 
 // Implicit-GEMM convolutions: the gathered input becomes the A operand read in place (C transposed,

@@ -26,7 +26,7 @@ int64_t inRows(const Case& s) { return s.h + 2; }
 
 std::vector<int64_t> descriptor(const Case& s, int64_t stride = 1) {
   int64_t inC = inRows(s) * s.pitch, inN = s.c * inC, outK = s.h * s.outPitch, outN = s.k * outK;
-  return {1, 3, 3,  // one row dim, three column dims, three reduction dims
+  return {1, 3, 3, 0,  // one row dim, three column dims, three reduction dims, no batch dims
           s.k, s.c * 9, outK,
           s.n, inN, outN, s.h, stride * s.pitch, s.outPitch, s.w, stride, 1,
           s.c, 9, inC, 3, 3, s.pitch, 3, 1, 1};
