@@ -40,6 +40,31 @@ constexpr int64_t kPanelFloats = int64_t(64) << 10;
 // A k block of packed A up to this many floats (512 KB) counts as staying in L2 between units.
 constexpr int64_t kAInL2 = int64_t(128) << 10;
 
+// Whether a dim tuple's offsets in one operand step evenly (offset = flat index * step). Read off the
+// dims, not the expanded table: scanning the tables of a long k cost a tenth of a batch-1 MLP's run.
+struct Spacing {
+  bool even = true;    // the offsets are flat index * step
+  bool single = true;  // one offset only (any step fits)
+  int64_t step = 0;
+  bool is(int64_t s) const { return even && (single || step == s); }
+};
+
+// Each dim of extent above 1 must have the stride of its inner dims' elements times the step (the
+// innermost such dim's stride). `entries` per dim in `dims`, the stride at entry `at`.
+Spacing spacingOf(const int64_t* dims, int64_t count, int64_t entries, int64_t at) {
+  Spacing sp;
+  int64_t inner = 1;
+  for (int64_t d = count; d-- > 0;) {
+    const int64_t* dim = dims + d * entries;
+    if (dim[0] > 1) {
+      if (sp.single) sp.single = false, sp.step = dim[at];
+      else if (dim[at] != inner * sp.step) sp.even = false;
+    }
+    inner *= dim[0];
+  }
+  return sp;
+}
+
 struct OffsetTables {
   std::vector<int64_t> mA, mC, nB, nC, kA, kB, bA, bB, bC;
 };
@@ -69,6 +94,7 @@ struct Gemm {
   // Each batch element's offsets in A, B and C (one entry, 0, without batch dims).
   std::vector<int64_t>&bA = tables.bA, &bB = tables.bB, &bC = tables.bC;
   int64_t batches = 1;
+  Spacing mAs, mCs, nBs, nCs, kAs, kBs;  // how the tables above step
   bool cUnit = false;  // nC is contiguous: C tiles are stored with vector stores
   bool nBUnit = false;  // nB contiguous
   bool kAUnit = false;  // kA contiguous
@@ -104,30 +130,31 @@ struct Gemm {
 };
 
 // The offsets of a row-major tuple of `count` dims, each given by 1 + N entries of `dims` (its extent,
-// then its stride in each of N operands): out[x] receives operand x's offsets, expanded in place one
-// dim at a time (back to front, so that no entry is overwritten before it is read).
+// then its stride in each of N operands): out[x] receives operand x's offsets, spacing[x] whether they
+// step evenly. Written run by run of the innermost dim, each run from its outer dims' offset: a loop
+// the compiler vectorizes (expanding the tables dim by dim in place cost ~10% of a batch-1 MLP).
 template <size_t N>
-void offsets(const int64_t* dims, int64_t count, const std::array<std::vector<int64_t>*, N>& out) {
-  for (auto* o : out) o->assign(1, 0);
-  for (int64_t d = 0; d < count; ++d, dims += 1 + N) {
-    size_t n = out[0]->size(), e = size_t(std::max<int64_t>(dims[0], 0));
-    for (auto* o : out) o->resize(n * e);
-    if (e == 0) return;
+void offsets(const int64_t* dims, int64_t count, const std::array<std::vector<int64_t>*, N>& out, const std::array<Spacing*, N>& spacing) {
+  constexpr int64_t kEntries = 1 + N;
+  for (size_t x = 0; x < N; ++x) *spacing[x] = spacingOf(dims, count, kEntries, int64_t(1 + x));
+  int64_t total = 1;
+  for (int64_t d = 0; d < count; ++d) total *= std::max<int64_t>(dims[d * kEntries], 0);
+  for (auto* o : out) o->resize(size_t(total));
+  if (total == 0) return;
+  const int64_t* innermost = count > 0 ? dims + (count - 1) * kEntries : nullptr;
+  int64_t run = innermost ? innermost[0] : 1;
+  for (int64_t f = 0; f < total; f += run) {
     for (size_t x = 0; x < N; ++x) {
-      std::vector<int64_t>& o = *out[x];
-      int64_t stride = dims[1 + x];
-      for (size_t i = n; i-- > 0;) {
-        int64_t base = o[i];
-        for (size_t t = e; t-- > 0;) o[i * e + t] = base + int64_t(t) * stride;
+      int64_t base = 0, q = f / run;
+      for (int64_t d = count - 1; d-- > 0;) {
+        int64_t extent = dims[d * kEntries];
+        base += q % extent * dims[d * kEntries + 1 + int64_t(x)], q /= extent;
       }
+      int64_t step = innermost ? innermost[1 + x] : 0;
+      int64_t* o = out[x]->data() + f;
+      for (int64_t t = 0; t < run; ++t) o[t] = base + t * step;
     }
   }
-}
-
-bool evenlySpaced(const std::vector<int64_t>& o, int64_t step) {
-  for (size_t i = 1; i < o.size(); ++i)
-    if (o[i] - o[i - 1] != step) return false;
-  return true;
 }
 
 // A[i0.., p0..] (mc x kc) as micro-panels of kMR rows: ap[(s * kc + k) * kMR + r], zero-padded rows.
@@ -526,12 +553,12 @@ int32_t packWholeB(void* ctx, int64_t begin, int64_t end) {
 
 // The layout facts the blocking decisions read, from the offset tables.
 void classify(Gemm& g) {
-  g.cUnit = evenlySpaced(g.nC, 1);
-  g.nBUnit = evenlySpaced(g.nB, 1);
-  g.kAUnit = evenlySpaced(g.kA, 1);
-  g.kBUnit = evenlySpaced(g.kB, 1);
+  g.cUnit = g.nCs.is(1);
+  g.nBUnit = g.nBs.is(1);
+  g.kAUnit = g.kAs.is(1);
+  g.kBUnit = g.kBs.is(1);
   g.ldb = g.k > 1 ? g.kB[1] - g.kB[0] : 0;
-  g.bRows = g.nBUnit && evenlySpaced(g.kB, g.ldb);
+  g.bRows = g.nBUnit && g.kBs.is(g.ldb);
 }
 
 // C^T = B^T A^T: the same GEMM with the operands' roles exchanged.
@@ -542,6 +569,9 @@ void transpose(Gemm& g) {
   std::swap(g.kA, g.kB);
   std::swap(g.mC, g.nC);
   std::swap(g.bA, g.bB);
+  std::swap(g.mAs, g.nBs);
+  std::swap(g.kAs, g.kBs);
+  std::swap(g.mCs, g.nCs);
   g.transposed = !g.transposed;
   classify(g);
 }
@@ -573,10 +603,11 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
 int32_t run(Gemm& g, const int64_t* desc) {
   int64_t nm = desc[0], nn = desc[1], nk = desc[2], nb = desc[3];
   const int64_t* dims = desc + 4;
-  offsets<2>(dims, nm, {&g.mA, &g.mC});
-  offsets<2>(dims + 3 * nm, nn, {&g.nB, &g.nC});
-  offsets<2>(dims + 3 * (nm + nn), nk, {&g.kA, &g.kB});
-  offsets<3>(dims + 3 * (nm + nn + nk), nb, {&g.bA, &g.bB, &g.bC});
+  offsets<2>(dims, nm, {&g.mA, &g.mC}, {&g.mAs, &g.mCs});
+  offsets<2>(dims + 3 * nm, nn, {&g.nB, &g.nC}, {&g.nBs, &g.nCs});
+  offsets<2>(dims + 3 * (nm + nn), nk, {&g.kA, &g.kB}, {&g.kAs, &g.kBs});
+  Spacing unused[3];
+  offsets<3>(dims + 3 * (nm + nn + nk), nb, {&g.bA, &g.bB, &g.bC}, {&unused[0], &unused[1], &unused[2]});
   g.m = int64_t(g.mA.size()), g.n = int64_t(g.nB.size()), g.k = int64_t(g.kA.size()), g.batches = int64_t(g.bA.size());
   if (g.epilogue && g.batches > 1) return -1;  // its blocks could not say which GEMM they are of
   if (g.m == 0 || g.n == 0 || g.batches == 0) return 0;
@@ -592,7 +623,7 @@ int32_t run(Gemm& g, const int64_t* desc) {
   // its k rows contiguous) would be copied into panels for the few row tiles of a contiguous A (the
   // weights) to reuse. Transposed, it is A, read in place by the broadcasts, and the weights are the
   // packed B whose rows the vectors span (a convolution's output channels).
-  if (g.m > 1 && !g.nBUnit && !g.kBUnit && (g.kAUnit || evenlySpaced(g.mA, 1))) transpose(g);
+  if (g.m > 1 && !g.nBUnit && !g.kBUnit && (g.kAUnit || g.mAs.is(1))) transpose(g);
   // With few rows each B element is used by few micro-tiles: reading B in place beats copying it.
   // So it does for up to a few hundred rows when B's rows are under a page apart (the hardware
   // prefetchers follow the stride within a page) and B is at most twice the L2 (1 thread, best of
