@@ -389,25 +389,42 @@ void finish(const Gemm& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
 // accumulators while k runs, over B's rows in place or its packed panels. Same sums as the tiles:
 // each element from 0, in k's order, fused. (kGV, kGW: at the top.)
 
-// acc[v] += sum over k of a[ka[k]] * b[k * step + 16 * v], lanes outside mask[v] ignored. Named
-// locals, not the arrays: GCC keeps arrays of vectors in memory, storing every sum each k step.
+// acc[v] += sum over k of a[ka[k]] * b[k * step + 16 * v] for v < V (the vectors a block of w
+// columns needs: a 10-wide output runs one FMA chain per k, not eight), lanes outside mask[v] ignored.
+// Named locals, not the arrays: GCC keeps arrays of vectors in memory, storing every sum each k step.
+template <int V>
 __attribute__((target("avx512f,fma"), always_inline)) inline void gemvPanel(int64_t kc, const float* a, const int64_t* ka, const float* b, int64_t step,
                                                                               const __mmask16 (&mask)[kGV], __m512 (&acc)[kGV]) {
-  static_assert(kGV == 8, "gemvPanel keeps eight accumulators");
+  static_assert(kGV == 8 && V >= 1 && V <= kGV, "gemvPanel keeps up to eight accumulators");
   __m512 s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3], s4 = acc[4], s5 = acc[5], s6 = acc[6], s7 = acc[7];
   const __mmask16 m0 = mask[0], m1 = mask[1], m2 = mask[2], m3 = mask[3], m4 = mask[4], m5 = mask[5], m6 = mask[6], m7 = mask[7];
   for (int64_t k = 0; k < kc; ++k, b += step) {
     __m512 x = _mm512_set1_ps(a[ka[k]]);
     s0 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m0, b), s0);
-    s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + 16), s1);
-    s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + 32), s2);
-    s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + 48), s3);
-    s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + 64), s4);
-    s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + 80), s5);
-    s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + 96), s6);
-    s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + 112), s7);
+    if constexpr (V > 1) s1 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m1, b + 16), s1);
+    if constexpr (V > 2) s2 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m2, b + 32), s2);
+    if constexpr (V > 3) s3 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m3, b + 48), s3);
+    if constexpr (V > 4) s4 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m4, b + 64), s4);
+    if constexpr (V > 5) s5 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m5, b + 80), s5);
+    if constexpr (V > 6) s6 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m6, b + 96), s6);
+    if constexpr (V > 7) s7 = _mm512_fmadd_ps(x, _mm512_maskz_loadu_ps(m7, b + 112), s7);
   }
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3, acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
+}
+
+// gemvPanel for the vectors `w` columns need.
+__attribute__((target("avx512f,fma"))) void gemvPanelOf(int64_t w, int64_t kc, const float* a, const int64_t* ka, const float* b, int64_t step,
+                                                        const __mmask16 (&mask)[kGV], __m512 (&acc)[kGV]) {
+  switch ((w + 15) / 16) {
+    case 1: return gemvPanel<1>(kc, a, ka, b, step, mask, acc);
+    case 2: return gemvPanel<2>(kc, a, ka, b, step, mask, acc);
+    case 3: return gemvPanel<3>(kc, a, ka, b, step, mask, acc);
+    case 4: return gemvPanel<4>(kc, a, ka, b, step, mask, acc);
+    case 5: return gemvPanel<5>(kc, a, ka, b, step, mask, acc);
+    case 6: return gemvPanel<6>(kc, a, ka, b, step, mask, acc);
+    case 7: return gemvPanel<7>(kc, a, ka, b, step, mask, acc);
+    default: return gemvPanel<8>(kc, a, ka, b, step, mask, acc);
+  }
 }
 
 __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, const Operands& o, int64_t j0, int64_t j1) {
@@ -422,9 +439,9 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, const Oper
       int64_t kc = std::min(kKC, g.k - pc);
       if (g.packB) {
         packB(g, o, pc, kc, j, w, bp, kGW);
-        gemvPanel(kc, a, g.kA.data() + pc, bp, kGW, mask, acc);
+        gemvPanelOf(w, kc, a, g.kA.data() + pc, bp, kGW, mask, acc);
       } else {
-        gemvPanel(kc, a, g.kA.data() + pc, o.b + g.kB[size_t(pc)] + g.nB[size_t(j)], g.ldb, mask, acc);
+        gemvPanelOf(w, kc, a, g.kA.data() + pc, o.b + g.kB[size_t(pc)] + g.nB[size_t(j)], g.ldb, mask, acc);
       }
     }
     float* c = o.c + g.mC[0];
