@@ -13,7 +13,7 @@ inline constexpr const char* kGemmEpilogueAnnotation = "rlx.gemm_epilogue";
 //     for n in [n0, n0 + count):
 //       out[..] = f(C[..], ..)
 // over C's rows and columns as the GEMM flattens them (codegen binds n0 and count per block; see
-// rlx_sgemm_epilogue). It fuses when the GEMM has no batch loops and the next statement is a nest
+// rlx_sgemm_epilogue). It fuses when the GEMM has no batch dims and the next statement is a nest
 // that writes each element of a compact buffer `out` of C's shape once (tir_usage.h, not a
 // reduction), `out` is neither C nor a GEMM operand and is not read, C is read only at the element
 // being written, and C's row dims (and column dims) of extent other than 1 are adjacent, so that
