@@ -2,6 +2,7 @@
 // then executes loops, blocks (iter vars, T.where, init, alloc/match buffers), stores and lets.
 #include <unordered_map>
 
+#include "ir/tir_empty_reduction.h"
 #include "ir/tir_eval_internal.h"
 
 namespace rlx::tireval {
@@ -340,7 +341,7 @@ Status runPrimFunc(const PrimFunc& func, const std::vector<TirArg>& args, TirArg
   for (size_t i = 0; i < args.size(); ++i)
     if (const BufferRef* buf = func.bufferOf(func.params[i])) RLX_TRY_STATUS(bindBufferView(in, *buf, args[i].array));
   // 4. The body; a host function's T.ret value is its result.
-  RLX_TRY_STATUS(in.exec(func.body));
+  RLX_TRY_STATUS(in.exec(initEmptyReductions(func.body)));
   if (result && in.returned) *result = in.returned->isFloat() ? TirArg(in.returned->toDouble()) : TirArg(in.returned->i);
   if (result && !in.returned && !func.retType.isVoid()) return Error("the PrimFunc returns " + func.retType.str() + " but ended without T.ret");
   return okStatus();

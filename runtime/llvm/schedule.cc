@@ -3,6 +3,7 @@
 #include "runtime/llvm/schedule.h"
 
 #include "ir/prim_expr_map.h"
+#include "ir/tir_empty_reduction.h"
 #include "runtime/llvm/schedule_alloc.h"
 #include "runtime/llvm/schedule_bounds.h"
 #include "runtime/llvm/schedule_epilogue.h"
@@ -81,8 +82,11 @@ Stmt schedule(const Stmt& s) {
 }  // namespace
 
 PrimFuncRef scheduleForCpu(const PrimFuncRef& func) {
+  // A reduction nest that may run no iteration writes its init first (tir_empty_reduction.h).
+  Stmt withInits = initEmptyReductions(func->body);
+  PrimFuncRef complete = withInits.get() == func->body.get() ? func : withBody(*func, withInits);
   // Before the GEMM nests become opaque calls: their outputs are written first by their inits.
-  PrimFuncRef inlined = fuseGemmEpilogues(markWrittenFirst(inlineElementwiseStages(func)));
+  PrimFuncRef inlined = fuseGemmEpilogues(markWrittenFirst(inlineElementwiseStages(complete)));
   Stmt body = schedule(foldIndexDivisions(inlined->body));
   if (body.get() == inlined->body.get()) return inlined;
   return withBody(*inlined, body);

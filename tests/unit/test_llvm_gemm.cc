@@ -150,9 +150,9 @@ TEST_CASE("llvm gemm: batched and broadcast matmuls, vector operands", "[llvm][g
     const char *a, *b;
   };
   // Batch dims go into the GEMM call: few batch elements (each split among the threads), many (one
-  // thread each: attention's heads), two batch dims, batched vector-matrix products, an empty batch.
+  // thread each: attention's heads), two batch dims, batched vector-matrix products, K = 0, an empty batch.
   for (S s : {S{"(2, 3, 35)", "(35, 40)"}, S{"(2, 1, 17, 35)", "(4, 35, 33)"}, S{"(3, 9, 64)", "(3, 64, 9)"}, S{"(35,)", "(2, 35, 33)"}, S{"(2, 33, 35)", "(35,)"},
-              S{"(12, 20, 16)", "(12, 16, 70)"}, S{"(2, 3, 13, 8)", "(2, 3, 8, 37)"}, S{"(5, 1, 35)", "(5, 35, 200)"},
+              S{"(12, 20, 16)", "(12, 16, 70)"}, S{"(2, 3, 13, 8)", "(2, 3, 8, 37)"}, S{"(5, 1, 35)", "(5, 35, 200)"}, S{"(6, 4, 0)", "(6, 0, 5)"},
               S{"(0, 4, 5)", "(0, 5, 6)"}}) {
     auto fs = lower(std::string("a: ") + T(s.a) + ", b: " + T(s.b), "            gv = R.matmul(a, b)\n");
     REQUIRE(fs.size() == 1);

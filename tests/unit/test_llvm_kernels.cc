@@ -125,6 +125,11 @@ TEST_CASE("llvm kernels: odd and zero-size dims, narrow and wide dtypes", "[llvm
   check({"x: " + T("(0, 5)") + ", y: " + T("(5,)"), "R.add(x, y)", {{0, 5}, {5}}});
   check({"x: " + T("(\"n\", 3)") + ", y: " + T("(1, 3)"), "R.multiply(x, y)", {{0, 3}, {1, 3}}});
   check({"x: " + T("(\"n\", 4)"), "R.sum(x, axis=[0])", {{0, 4}}});
+  // Reductions of no iteration still write their init (tir_empty_reduction.h): sums of 0, a K = 0
+  // matmul of zeros, constant and symbolic.
+  check({"x: " + T("(4, 0)"), "R.sum(x, axis=[1])", {{4, 0}}});
+  check({"a: " + T("(4, 0)") + ", b: " + T("(0, 5)"), "R.matmul(a, b)", {{4, 0}, {0, 5}}});
+  check({"a: " + T("(3, \"k\")") + ", b: " + T("(\"k\", 6)"), "R.matmul(a, b)", {{3, 0}, {0, 6}}});
   check({"a: " + T("(17, 33)") + ", b: " + T("(33, 9)"), "R.matmul(a, b)", {{17, 33}, {33, 9}}});
   check({"a: " + T("(5, 7)", "float64") + ", b: " + T("(7, 3)", "float64"), "R.matmul(a, b)", {{5, 7}, {7, 3}}});
   check({"x: " + T("(13, 31)"), "R.nn.softmax(x)", {{13, 31}}, -4, 4});

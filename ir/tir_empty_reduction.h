@@ -1,0 +1,16 @@
+// Reductions over an empty domain: TVM runs a block's T.init only at the first reduction iteration,
+// so a reduction of zero iterations (R.sum over a 0-size axis, a matmul with K = 0) leaves its output
+// unwritten. Both executors (the TIR interpreter and the LLVM kernels) write the init there instead.
+#pragma once
+#include "ir/tir.h"
+
+namespace rlx {
+
+// `body` (a PrimFunc's body) with each reduction nest of its root block whose reduction loops may
+// have no iteration (an extent that is not a positive constant) preceded by
+//   if (one of those extents <= 0): for each spatial loop: the block's init
+// (the spatial loops around the `if` when the extents depend on them). Nests whose reduction extents
+// are positive constants, the usual case, are left alone; so is `body` when no nest changes.
+Stmt initEmptyReductions(const Stmt& body);
+
+}  // namespace rlx
