@@ -44,6 +44,8 @@ Stmt emptyReductionInit(const Stmt& s) {
   auto& r = static_cast<const BlockRealize&>(*cur);
   const TirBlock& blk = *r.block;
   if (!blk.init || r.iterValues.size() != blk.iterVars.size()) return nullptr;
+  for (auto& iv : blk.iterVars)
+    if (iv.kind != IterVar::DataPar && iv.kind != IterVar::CommReduce) return nullptr;
   // Reduction loops: those a reduction iter var's binding mentions; none may bind a spatial one too.
   std::vector<const For*> reduction, spatial;
   for (auto* f : nest) {
@@ -65,20 +67,7 @@ Stmt emptyReductionInit(const Stmt& s) {
   if (!empty || mentionsAny(r.predicate, reduction)) return nullptr;
   for (auto* f : spatial)
     if (mentionsAny(f->min, reduction) || mentionsAny(f->extent, reduction)) return nullptr;
-  auto init = make<TirBlock>();
-  init->name = blk.name + "_empty_init";
-  init->writes = blk.writes;
-  init->body = blk.init;
-  init->span = blk.span;
-  auto realize = make<BlockRealize>();
-  for (size_t k = 0; k < blk.iterVars.size(); ++k) {
-    if (blk.iterVars[k].kind == IterVar::CommReduce) continue;
-    init->iterVars.push_back(blk.iterVars[k]);
-    realize->iterValues.push_back(r.iterValues[k]);
-  }
-  realize->predicate = r.predicate;
-  realize->block = init;
-  realize->span = r.span;
+  auto realize = initRealize(r, blk.name + "_empty_init");
   // The guard outside the spatial loops when the extents do not depend on them.
   bool guardOutside = !mentionsAny(empty, spatial);
   Stmt body = guardOutside ? Stmt(realize) : Stmt(make<IfThenElse>(empty, realize, nullptr));
@@ -99,6 +88,25 @@ Stmt withInits(const Stmt& s) {
 }
 
 }  // namespace
+
+Ref<BlockRealize> initRealize(const BlockRealize& r, const std::string& name) {
+  const TirBlock& blk = *r.block;
+  auto init = make<TirBlock>();
+  init->name = name;
+  init->writes = blk.writes;
+  init->body = blk.init;
+  init->span = blk.span;
+  auto realize = make<BlockRealize>();
+  for (size_t i = 0; i < blk.iterVars.size() && i < r.iterValues.size(); ++i) {
+    if (blk.iterVars[i].kind != IterVar::DataPar) continue;
+    init->iterVars.push_back(blk.iterVars[i]);
+    realize->iterValues.push_back(r.iterValues[i]);
+  }
+  realize->predicate = r.predicate;
+  realize->block = init;
+  realize->span = r.span;
+  return realize;
+}
 
 Stmt initEmptyReductions(const Stmt& body) {
   if (!body) return body;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ir/prim_expr_map.h"
+#include "ir/tir_empty_reduction.h"
 #include "runtime/llvm/tir_copy.h"
 
 namespace rlx {
@@ -79,23 +80,7 @@ Stmt decompose(const std::vector<const For*>& nest, const BlockRealize& r) {
   Stmt kLoop = copyFor(k, copyRealize(r, update), For::Serial);
   static_cast<For&>(*kLoop).annotations = withDictAttr(k.annotations, kReassociateAnnotation, AttrValue::boolean(true));
   std::vector<Stmt> seq;
-  if (blk.init) {
-    auto init = make<TirBlock>();
-    init->name = blk.name + "_init";
-    init->writes = blk.writes;
-    init->body = blk.init;
-    init->span = blk.span;
-    auto realize = make<BlockRealize>();
-    for (size_t i = 0; i < blk.iterVars.size(); ++i) {
-      if (blk.iterVars[i].kind != IterVar::DataPar) continue;
-      init->iterVars.push_back(blk.iterVars[i]);
-      realize->iterValues.push_back(r.iterValues[i]);
-    }
-    realize->predicate = r.predicate;
-    realize->block = init;
-    realize->span = r.span;
-    seq.push_back(realize);
-  }
+  if (blk.init) seq.push_back(initRealize(r, blk.name + "_init"));
   seq.push_back(kLoop);
   return rebuildOuter(nest, nest.size() - 2, copyFor(j, make<SeqStmt>(std::move(seq)), j.loopKind));
 }
