@@ -610,7 +610,7 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
       block(g, o, begin * kMR, std::min(end * kMR, g.m), 0, g.n, -1, -1);
     } else {
       bool more = next < g.units && next / g.unitsPerBatch == batch;
-      int64_t nextBegin = next % std::max<int64_t>(g.unitsPerBatch, 1) * g.unit;
+      int64_t nextBegin = next % g.unitsPerBatch * g.unit;
       block(g, o, 0, g.m, begin * kNR, std::min(end * kNR, g.n), more ? nextBegin * kNR : -1, more ? std::min((nextBegin + g.unit) * kNR, g.n) : -1);
     }
     u = g.reserveNext ? next : g.next.fetch_add(1);
