@@ -37,7 +37,9 @@ std::string shapeText(const std::vector<int64_t>& s) {
 double numpySeconds(const std::string& python, const Workload& w, int reps) {
   std::string setup;
   for (auto& [name, shape] : w.params) setup += name + " = np.random.rand" + shapeText(shape) + ".astype(np.float32)\n";
-  std::string cmd = python + " -c \"import numpy as np, time\n" + setup + "f = lambda: " + w.numpy + "\nf()\nts = []\nfor _ in range(" + std::to_string(reps) +
+  // OpenBLAS picks its own kernel: a machine-wide OPENBLAS_CORETYPE pin (kept for old OpenBLAS
+  // builds) would halve numpy's GEMM on a current one.
+  std::string cmd = "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE " + python + " -c \"import numpy as np, time\n" + setup + "f = lambda: " + w.numpy + "\nf()\nts = []\nfor _ in range(" + std::to_string(reps) +
                     "):\n    t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)\nprint(min(ts))\" 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return -1;
