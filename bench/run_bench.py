@@ -11,6 +11,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -137,7 +138,9 @@ def main():
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per rlx or peer process")
-    ap.add_argument("--budget", type=float, default=2.0, help="seconds of timed runs per measurement")
+    ap.add_argument("--budget", type=float, default=1.0, help="seconds of timed runs per measurement")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="measurements per tool, interleaved (rlx and every peer in turn); the median is reported")
     ap.add_argument("--reps", type=int, default=50, help="most timed runs per measurement")
     ap.add_argument("--json", help="also write the raw results here")
     args = ap.parse_args()
@@ -165,14 +168,39 @@ def main():
             ref = None
             est = None  # rlx's ms per run at 1 thread, to choose --time N
             for t in threads:
+                # Rounds interleave rlx and the peers, so that a noisy stretch of a shared host
+                # lands on all of them rather than on whichever ran then; each reports the median of
+                # its rounds' medians.
+                times = {p: [] for p in peer_list}
+                statuses = {}
+                rlx_times, rlx_status = [], "not run"
+                outdir = os.path.join(d, "rlx_%s_t%d" % (pipeline, t))
+                for rnd in range(args.rounds):
+                    for p in peer_list:
+                        out = os.path.join(d, "%s_t%d.npy" % (p, t))
+                        key = (workload, t, p, rnd)
+                        if key not in peer_cache:
+                            peer_cache[key] = run_peer(p, args, workload, d, t, out)
+                        ms, statuses[p] = peer_cache[key]
+                        if ms is not None:
+                            times[p].append(ms)
+                    if est is None:
+                        # a short probe run, then enough runs per round to fill the budget
+                        ms, rlx_status = run_rlx(args.rlx, workload, pipeline, inputs, t, 3, args.timeout, outdir)
+                        if ms is None:
+                            break
+                        est = ms
+                    reps = max(3, min(args.reps, int(args.budget * 1e3 / max(est, 1e-3))))
+                    ms, rlx_status = run_rlx(args.rlx, workload, pipeline, inputs, t, reps, args.timeout, outdir)
+                    if ms is None:
+                        break
+                    rlx_times.append(ms)
                 res = {}
-                # peers first: numpy's output is the reference for every check
+                # numpy's output is the reference for every check
                 for p in peer_list:
                     out = os.path.join(d, "%s_t%d.npy" % (p, t))
-                    key = (workload, t, p)
-                    if key not in peer_cache:
-                        peer_cache[key] = run_peer(p, args, workload, d, t, out)
-                    ms, status = peer_cache[key]
+                    ms = statistics.median(times[p]) if times[p] else None
+                    status = statuses.get(p, "not run")
                     check = ""
                     if ms is not None and os.path.exists(out):
                         o = np.load(out)
@@ -185,17 +213,8 @@ def main():
                     elif ms is None and status != "not installed" and t == threads[0] and pipeline == "O2":
                         notes.append("%s %s: %s" % (workload, p, status))
                     res[p] = ms
-                # rlx: a short probe run, then enough runs to fill the budget
-                outdir = os.path.join(d, "rlx_%s_t%d" % (pipeline, t))
-                reps = 3 if est is None else max(3, min(args.reps, int(args.budget * 1e3 / max(est, 1e-3))))
-                ms, status = run_rlx(args.rlx, workload, pipeline, inputs, t, reps, args.timeout, outdir)
-                if ms is not None and est is None:
-                    est = ms
-                    more = max(3, min(args.reps, int(args.budget * 1e3 / max(ms, 1e-3))))
-                    if more > 3:
-                        ms2, status2 = run_rlx(args.rlx, workload, pipeline, inputs, t, more, args.timeout, outdir)
-                        if ms2 is not None:
-                            ms = ms2
+                ms = statistics.median(rlx_times) if rlx_times and len(rlx_times) == args.rounds else None
+                status = rlx_status
                 check = status
                 if ms is not None:
                     out = os.path.join(outdir, "main.npy")
