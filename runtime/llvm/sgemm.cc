@@ -14,6 +14,7 @@
 
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/thread_pool.h"
+#include "runtime/llvm/unit_queues.h"
 #include "runtime/llvm/winograd.h"
 
 namespace {
@@ -115,18 +116,16 @@ struct Gemm {
   // pack all of B again): k-block pc's micro-panels start at packedB + pc * nPadded.
   float* packedB = nullptr;
   int64_t nPadded = 0;
-  // Work units (column or row blocks of `unit` slivers / micro-rows) that threads take in turn: on a
-  // shared machine a descheduled thread then holds up one unit, not half of the GEMM.
-  // Units are numbered batch element by batch element, unitsPerBatch each.
+  // Work units (column or row blocks of `unit` slivers / micro-rows), numbered batch element by
+  // batch element (unitsPerBatch each), shared out by `queues`.
   int64_t unit = 1, units = 0, unitsPerBatch = 0;
-  bool reserveNext = false;  // a thread takes its next unit before it runs the current one
+  rlx::UnitQueues queues;
   // The element-wise epilogue each finished block of C goes through (null: none), in the caller's
   // coordinates (before `transpose` swapped rows and columns), and the first failure it reported.
   RlxGemmEpilogue epilogue = nullptr;
   void* epilogueCtx = nullptr;
   bool transposed = false;
   mutable std::atomic<int32_t> status{0};
-  std::atomic<int64_t> next{0};
 
   Operands at(int64_t batch) const { return {c + bC[size_t(batch)], a + bA[size_t(batch)], b + bB[size_t(batch)]}; }
 };
@@ -624,14 +623,14 @@ void transpose(Gemm& g) {
   classify(g);
 }
 
-// One thread's share: units taken from the shared counter until none is left. With enough units,
-// each thread takes its next unit before it runs the current one, so that the next unit's B can be
-// prefetched (when it is of the same batch element); with few, that would leave a thread without work.
+// One thread's share: units taken from the queues until none is left. The unit this thread
+// likely runs next has its B panel prefetched while the current one computes (when it is of the same
+// batch element).
 int32_t chunk(void* ctx, int64_t, int64_t) {
   Gemm& g = *static_cast<Gemm*>(ctx);
   auto block = hasAvx512() ? blockAvx512 : blockPortable;
-  for (int64_t u = g.next.fetch_add(1); u < g.units;) {
-    int64_t next = g.reserveNext ? g.next.fetch_add(1) : g.units;
+  int64_t slot = rlx::parallelSlot();
+  for (int64_t u = g.queues.take(slot); u >= 0; u = g.queues.take(slot)) {
     int64_t batch = u / g.unitsPerBatch, begin = u % g.unitsPerBatch * g.unit, end = begin + g.unit;
     Operands o = g.at(batch);
     if (g.gemv) {
@@ -639,11 +638,11 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
     } else if (g.splitRows) {
       block(g, o, begin * kMR, std::min(end * kMR, g.m), 0, g.n, -1, -1);
     } else {
-      bool more = next < g.units && next / g.unitsPerBatch == batch;
+      int64_t next = g.queues.peek(slot);
+      bool more = next >= 0 && next / g.unitsPerBatch == batch;
       int64_t nextBegin = next % g.unitsPerBatch * g.unit;
       block(g, o, 0, g.m, begin * kNR, std::min(end * kNR, g.n), more ? nextBegin * kNR : -1, more ? std::min((nextBegin + g.unit) * kNR, g.n) : -1);
     }
-    u = g.reserveNext ? next : g.next.fetch_add(1);
   }
   return 0;
 }
@@ -684,7 +683,8 @@ int32_t run(Gemm& g, const int64_t* desc) {
     g.gemv = true;
     g.unitsPerBatch = (g.n + kGW - 1) / kGW;
     g.units = g.unitsPerBatch * g.batches;
-    int32_t code = rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), kGW * g.k);
+    g.queues.reset(g.units, std::min<int64_t>(g.units, threads));
+    int32_t code = rlx_parallel_for(chunk, &g, g.queues.parts(), kGW * g.k);
     return code != 0 ? code : int32_t(g.status);
   }
   int64_t slivers = (g.n + kNR - 1) / kNR, rowBlocks = (g.m + kMR - 1) / kMR;
@@ -720,7 +720,7 @@ int32_t run(Gemm& g, const int64_t* desc) {
   }
   g.unitsPerBatch = (blocks + g.unit - 1) / g.unit;
   g.units = g.unitsPerBatch * g.batches;
-  g.reserveNext = g.units >= 2 * threads;
+  g.queues.reset(g.units, std::min<int64_t>(g.units, threads));
   int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
   if (shareA && g.units > 1) {
     // Into the caller's GemmA scratch (its blocks then read the shared copy too), by all threads.
@@ -735,7 +735,7 @@ int32_t run(Gemm& g, const int64_t* desc) {
     int32_t status = rlx_parallel_for(packWholeB, &g, slivers, kNR * g.k);
     if (status != 0) return status;
   }
-  int32_t code = rlx_parallel_for(chunk, &g, std::min<int64_t>(g.units, threads), work);
+  int32_t code = rlx_parallel_for(chunk, &g, g.queues.parts(), work);
   return code != 0 ? code : int32_t(g.status);
 }
 

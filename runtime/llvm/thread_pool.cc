@@ -22,6 +22,7 @@ namespace {
 constexpr int kSpinPauses = 1 << 13;
 
 thread_local bool insideParallelLoop = false;
+thread_local int poolSlot = 0;  // parallelSlot(): 0 but in the pool's workers
 
 // A loop's progress in one word, so that a piece is claimed only for the loop it was seen for:
 // generation (high 32 bits), piece count (16 bits), next piece (low 16 bits).
@@ -36,7 +37,10 @@ struct Ticket {
 class ThreadPool {
  public:
   explicit ThreadPool(int threads) {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] {
+      poolSlot = i;
+      work();
+    });
   }
   ~ThreadPool() {
     {
@@ -138,6 +142,8 @@ ThreadPool& pool() {
 }
 
 }  // namespace
+
+int parallelSlot() { return poolSlot; }
 
 int parallelThreads() {
   static const int n = [] {

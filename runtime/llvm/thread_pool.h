@@ -18,4 +18,10 @@ constexpr int64_t kMinParallelWork = 1 << 15;
 
 // How many threads run a parallel loop (RLX_NUM_THREADS, else the hardware threads).
 int parallelThreads();
+
+// The calling thread's place among them: 1 .. parallelThreads() - 1 in the pool's workers, 0 in any
+// other thread. The same worker has the same slot for the life of the process, so work shared out
+// by slot goes to the same core's caches from one call to the next (as far as the OS keeps threads
+// where they ran).
+int parallelSlot();
 }  // namespace rlx
