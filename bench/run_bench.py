@@ -141,7 +141,8 @@ def main():
     ap.add_argument("--budget", type=float, default=1.0, help="seconds of timed runs per measurement")
     ap.add_argument("--rounds", type=int, default=3,
                     help="measurements per tool, interleaved (rlx and every peer in turn); the median is reported")
-    ap.add_argument("--reps", type=int, default=50, help="most timed runs per measurement")
+    ap.add_argument("--reps", type=int, default=5000,
+                    help="most timed runs per measurement (the budget ends it first for all but tiny workloads)")
     ap.add_argument("--json", help="also write the raw results here")
     args = ap.parse_args()
     if args.onednn is None:
