@@ -107,12 +107,16 @@ class Codegen {
   Outlined outline(const Stmt& body, const std::vector<llvm::Value*>& extra, unsigned ranges, const std::string& name, const EmitOutlined& emitBody);
   // Returns `code` from the kernel (releasing its heap buffers) unless it is 0.
   void returnOnFailure(llvm::Value* code);
-  // gemm_call.cc: a loop the schedule marked kGemmEpilogueAnnotation: its GEMM call, with the loop
+  // runtime_call.cc: a loop the schedule marked kGemmEpilogueAnnotation: its GEMM call, with the loop
   // nest (over C's flattened rows and a column range) as the epilogue of each finished block.
   void execGemmEpilogue(const For& f, const PrimCall& gemm);
-  // gemm_call.cc: rlx.sgemm (the schedule's recognized matmul) as a call of rlx_sgemm, or of
-  // rlx_sgemm_epilogue with an outlined epilogue.
+  // runtime_call.cc: rlx.sgemm (the schedule's recognized matmul) as a call of rlx_sgemm, or of
+  // rlx_sgemm_epilogue with an outlined epilogue; rlx.transpose32 as a call of rlx_transpose32.
   TV sgemmCall(const PrimCall& c, const Outlined* epilogue = nullptr);
+  TV transposeCall(const PrimCall& c);
+  // runtime_call.cc: a runtime call's arguments: `pointers` element pointers (BufferLoads), then a
+  // stack array of the remaining integer arguments (its descriptor).
+  std::vector<llvm::Value*> pointersAndDescriptor(const PrimCall& c, size_t pointers);
   // entry.cc: whether buffer pointers may be marked noalias (the PrimFunc's tir.noalias).
   bool noAlias() const;
 

@@ -1,5 +1,5 @@
-// The CPU schedule: element-wise stages fold into their readers, float32 matmul nests become GEMM calls,
-// other reductions take a vectorizable loop order (schedule_reduction), and safe outer loops run in parallel.
+// The CPU schedule: element-wise stages fold into their readers, float32 matmul nests and 32-bit
+// transposes become runtime calls, other reductions take a vectorizable loop order, outer loops run in parallel.
 #include "runtime/llvm/schedule.h"
 
 #include "ir/prim_expr_map.h"
@@ -10,6 +10,7 @@
 #include "runtime/llvm/schedule_gemm.h"
 #include "runtime/llvm/schedule_inline.h"
 #include "runtime/llvm/schedule_reduction.h"
+#include "runtime/llvm/schedule_transpose.h"
 #include "runtime/llvm/tir_copy.h"
 
 namespace rlx {
@@ -52,6 +53,7 @@ Stmt schedule(const Stmt& s) {
       // A GEMM with its fused epilogue (schedule_epilogue.h) runs on the GEMM's threads.
       if (auto& a = static_cast<const For&>(*s).annotations; a && a->find(kGemmEpilogueAnnotation)) return s;
       if (Stmt gemm = lowerMatmulNest(s)) return gemm;
+      if (Stmt transpose = lowerTransposeNest(s)) return transpose;
       Stmt nest = scheduleReductionNest(s);
       auto& f = static_cast<const For&>(*nest);
       if (f.loopKind != For::Serial) return nest;

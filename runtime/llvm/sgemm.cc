@@ -14,6 +14,7 @@
 
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/thread_pool.h"
+#include "runtime/llvm/transpose_tile.h"
 #include "runtime/llvm/unit_queues.h"
 #include "runtime/llvm/winograd.h"
 
@@ -158,33 +159,6 @@ void offsets(const int64_t* dims, int64_t count, const std::array<std::vector<in
   }
 }
 
-// Sixteen k steps of a micro-panel of A from its kMR rows' contiguous elements: out[k * kMR + r] =
-// row[r][k] for k < 16, an 8 x 16 transposition in registers. Rows are interleaved in pairs (a
-// 64-bit lane then holds rows 2s and 2s + 1 at one k), pairs of pairs the same way 64-bit lane by
-// lane, and their halves finally put side by side (one output vector: two k steps of all rows).
-// Element by element, the strided stores of the scalar copy made packing A about a tenth of a
-// large GEMM's time.
-__attribute__((target("avx512f"), always_inline)) inline void packA16(const __m512 (&row)[kMR], float* out) {
-  static_assert(kMR == 8, "packA16 transposes eight rows");
-  const __m512i rowsLo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  const __m512i rowsHi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-  const __m512i pairsLo = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11), pairsHi = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
-  const __m512i quadsLo = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), quadsHi = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
-  double* o = reinterpret_cast<double*>(out);
-  for (int half = 0; half < 2; ++half) {
-    // pair[s]: rows 2s and 2s + 1 at k = 8 * half + 0..7.
-    __m512d pair[4];
-    for (int s = 0; s < 4; ++s) pair[s] = _mm512_castps_pd(_mm512_permutex2var_ps(row[2 * s], half ? rowsHi : rowsLo, row[2 * s + 1]));
-    // Rows 0-3 (q01) and 4-7 (q23) at four k steps each: k 0..3 of the half in Lo, 4..7 in Hi.
-    __m512d q01Lo = _mm512_permutex2var_pd(pair[0], pairsLo, pair[1]), q01Hi = _mm512_permutex2var_pd(pair[0], pairsHi, pair[1]);
-    __m512d q23Lo = _mm512_permutex2var_pd(pair[2], pairsLo, pair[3]), q23Hi = _mm512_permutex2var_pd(pair[2], pairsHi, pair[3]);
-    _mm512_storeu_pd(o + 32 * half + 0, _mm512_permutex2var_pd(q01Lo, quadsLo, q23Lo));
-    _mm512_storeu_pd(o + 32 * half + 8, _mm512_permutex2var_pd(q01Lo, quadsHi, q23Lo));
-    _mm512_storeu_pd(o + 32 * half + 16, _mm512_permutex2var_pd(q01Hi, quadsLo, q23Hi));
-    _mm512_storeu_pd(o + 32 * half + 24, _mm512_permutex2var_pd(q01Hi, quadsHi, q23Hi));
-  }
-}
-
 // A[i0.., p0..] (mc x kc) as micro-panels of kMR rows: ap[(s * kc + k) * kMR + r], zero-padded rows.
 __attribute__((target("avx512f"))) void packA(const Gemm& g, const Operands& o, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* ap) {
   const int64_t* ka = g.kA.data() + p0;
@@ -193,11 +167,15 @@ __attribute__((target("avx512f"))) void packA(const Gemm& g, const Operands& o, 
     const float* row[kMR];
     for (int64_t r = 0; r < rows; ++r) row[r] = o.a + g.mA[size_t(i0 + s * kMR + r)];
     if (g.kAUnit) {
-      // Contiguous rows: sixteen k steps at a time in registers, the rest element by element.
+      // Contiguous rows: sixteen k steps at a time transposed in registers, the rest element by
+      // element (whose strided stores made packing A about a tenth of a large GEMM's time).
+      static_assert(kMR == 8, "a micro-panel of A is eight rows, as transpose8x16 makes them");
       for (; k + 16 <= kc; k += 16) {
         __m512 v[kMR];
         for (int64_t r = 0; r < kMR; ++r) v[r] = r < rows ? _mm512_loadu_ps(row[r] + ka[0] + k) : _mm512_setzero_ps();
-        packA16(v, ap + k * kMR);
+        __m512 t[8];
+        rlx::transpose8x16(v, t);
+        for (int j = 0; j < 8; ++j) _mm512_storeu_ps(ap + k * kMR + 16 * j, t[j]);
       }
     }
     for (; k < kc; ++k)

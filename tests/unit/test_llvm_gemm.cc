@@ -6,73 +6,11 @@
 #include <cstring>
 #include <random>
 
-#include "parser/parser.h"
-#include "passes/registry.h"
-#include "runtime/llvm/jit.h"
+#include "llvm_test_util.h"
 
 using namespace rlx;
 
 namespace {
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-// The PrimFuncs of `main(params) { bindings }` after LegalizeOps, FuseOps and FuseTIR.
-std::vector<PrimFuncRef> lower(const std::string& params, const std::string& bindings) {
-  std::string text = "@I.ir_module\nclass Module:\n    @R.function\n    def main(" + params + "):\n        with R.dataflow():\n" + bindings +
-                     "            R.output(gv)\n        return gv\n";
-  DiagnosticEngine diag;
-  auto mod = parseModule(text, "gemm.relax", diag);
-  INFO(text << diag.render());
-  REQUIRE(mod);
-  auto passes = parsePipeline("LegalizeOps,AnnotateTIROpPattern,FuseOps,FuseTIR");
-  REQUIRE(passes.ok());
-  auto out = runSequential(passes.value(), mod, PassContext());
-  REQUIRE(out.ok());
-  std::vector<PrimFuncRef> fs;
-  for (auto& e : out.value()->functions)
-    if (auto f = e.func.as<PrimFunc>()) fs.push_back(f);
-  return fs;
-}
-
-// Random arrays for `f`'s buffers, every symbolic dim taking the value `sym`.
-std::vector<TirArg> argsFor(const PrimFunc& f, int64_t sym, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<TirArg> args;
-  for (auto& [param, buf] : f.bufferMap) {
-    std::vector<int64_t> shape;
-    for (auto& d : buf->shape) shape.push_back(asIntImm(d) ? asIntImm(d)->value : sym);
-    auto a = make<NDArray>(buf->dtype, shape);
-    for (int64_t i = 0; i < a->numel(); ++i) a->setDouble(i, std::uniform_real_distribution<double>(-2, 2)(rng));
-    args.push_back(a);
-  }
-  return args;
-}
-
-// "" when the JIT and the interpreter give the same arrays, within `tol` relative to max(1, |y|):
-// the GEMM fuses each multiply with its add, so sums over hundreds of terms differ by a few ulps.
-std::string agree(const PrimFuncRef& f, const std::vector<TirArg>& args, double tol = 5e-5) {
-  std::vector<TirArg> mine = args;
-  for (auto& a : mine) {
-    auto c = make<NDArray>(a.array->dtype, a.array->shape);
-    std::memcpy(c->data(), a.array->data(), a.array->nbytes());
-    a.array = c;
-  }
-  auto st = runPrimFunc(*f, args);
-  if (!st.ok()) return "runPrimFunc: " + st.error().message;
-  auto kernel = compileKernel(f, "gemm");
-  if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
-  auto run = runKernel(**kernel, *f, mine);
-  if (!run.ok()) return "runKernel: " + run.error().message;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const NDArray &want = *args[i].array, &got = *mine[i].array;
-    for (int64_t j = 0; j < want.numel(); ++j) {
-      double x = got.getDouble(j), y = want.getDouble(j);
-      if (!(std::fabs(x - y) <= tol * std::max(1.0, std::fabs(y))))
-        return "argument " + std::to_string(i) + " element " + std::to_string(j) + ": jit " + std::to_string(x) + ", interpreter " + std::to_string(y);
-    }
-  }
-  return "";
-}
 
 bool usesGemm(const PrimFuncRef& f) {
   auto ir = emitLLVM(f, "gemm");
@@ -83,16 +21,6 @@ bool usesGemm(const PrimFuncRef& f) {
 bool fusedEpilogue(const PrimFuncRef& f) {
   auto ir = emitLLVM(f, "gemm");
   return ir.ok() && contains(*ir, "rlx_sgemm_epilogue");
-}
-
-// The first function of a module's text, a PrimFunc (null, with the parse errors reported, else).
-PrimFuncRef firstPrimFunc(const std::string& text) {
-  DiagnosticEngine diag;
-  auto mod = parseModule(text, "gemm.py", diag);
-  INFO(diag.render());
-  REQUIRE(mod);
-  REQUIRE(!mod->functions.empty());
-  return mod->functions[0].func.as<PrimFunc>();
 }
 
 std::string T(const std::string& shape) { return "R.Tensor(" + shape + ", \"float32\")"; }

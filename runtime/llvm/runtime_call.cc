@@ -1,27 +1,34 @@
-// LLVM codegen, the rlx.sgemm call the CPU schedule puts in place of a recognized float32 matmul or
-// convolution nest (schedule_gemm.cc): C, A and B element pointers and a descriptor for rlx_sgemm,
-// and an element-wise epilogue the schedule fused into it (schedule_epilogue.cc) as a block function.
+// LLVM codegen, the runtime calls the CPU schedule puts in place of recognized nests: rlx.sgemm for a
+// float32 matmul or convolution (schedule_gemm.cc), with an element-wise epilogue it fused into it
+// (schedule_epilogue.cc) as a block function, and rlx.transpose32 (schedule_transpose.cc).
 #include "runtime/llvm/codegen.h"
 
 namespace rlx::codegen {
 
-// args: C[base], A[base], B[base] (BufferLoads naming each operand's first element), then the
-// descriptor's integers (sgemm.h), stored in a stack array of the function's entry block.
-TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
-  if (c.args.size() < 6) fail("rlx.sgemm takes at least 6 arguments, got " + std::to_string(c.args.size()));
+// Element pointers of the first `pointers` args (BufferLoads naming each operand's first element),
+// then the remaining integer args stored in a stack array of the function's entry block.
+std::vector<llvm::Value*> Codegen::pointersAndDescriptor(const PrimCall& c, size_t pointers) {
+  if (c.args.size() < pointers + 1) fail(c.op + " takes at least " + std::to_string(pointers + 1) + " arguments, got " + std::to_string(c.args.size()));
   std::vector<llvm::Value*> args;
-  for (size_t i = 0; i < 3; ++i) {
-    if (c.args[i]->kind() != NodeKind::BufferLoad) fail("rlx.sgemm argument " + std::to_string(i) + " is not a buffer element");
+  for (size_t i = 0; i < pointers; ++i) {
+    if (c.args[i]->kind() != NodeKind::BufferLoad) fail(c.op + " argument " + std::to_string(i) + " is not a buffer element");
     auto& l = static_cast<const BufferLoad&>(*c.args[i]);
     args.push_back(elementPtr(*l.buffer, l.indices, 0));
   }
   // In the entry block, so that a call inside loops reuses one array instead of growing the stack.
   llvm::Function* fn = b.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-  size_t count = c.args.size() - 3;
-  llvm::Value* desc = entry.CreateAlloca(i64(), b.getInt64(count), "sgemm_desc");
-  for (size_t i = 0; i < count; ++i) b.CreateStore(emitI64(c.args[3 + i]), b.CreateConstInBoundsGEP1_64(i64(), desc, i));
+  size_t count = c.args.size() - pointers;
+  llvm::Value* desc = entry.CreateAlloca(i64(), b.getInt64(count), "desc");
+  for (size_t i = 0; i < count; ++i) b.CreateStore(emitI64(c.args[pointers + i]), b.CreateConstInBoundsGEP1_64(i64(), desc, i));
   args.push_back(desc);
+  return args;
+}
+
+// args: C[base], A[base], B[base], then the descriptor's integers (sgemm.h).
+TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
+  if (c.args.size() < 6) fail("rlx.sgemm takes at least 6 arguments, got " + std::to_string(c.args.size()));
+  std::vector<llvm::Value*> args = pointersAndDescriptor(c, 3);
   std::vector<llvm::Type*> types(4, b.getPtrTy());
   if (epilogue) {
     args.push_back(epilogue->function), args.push_back(epilogue->context);
@@ -29,6 +36,13 @@ TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
   }
   auto* type = llvm::FunctionType::get(b.getInt32Ty(), types, false);
   return {b.CreateCall(mod.getOrInsertFunction(epilogue ? "rlx_sgemm_epilogue" : "rlx_sgemm", type), args), DataType::int32()};
+}
+
+// args: out[base], in[base], then the descriptor's integers (transpose.h).
+TV Codegen::transposeCall(const PrimCall& c) {
+  std::vector<llvm::Value*> args = pointersAndDescriptor(c, 2);
+  auto* type = llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy()}, false);
+  return {b.CreateCall(mod.getOrInsertFunction("rlx_transpose32", type), args), DataType::int32()};
 }
 
 // f: `for m in [0, M): for n in [n0, n0 + count): ...` over C's flattened rows and columns, n0 and

@@ -1,0 +1,134 @@
+// CPU schedule, loop nests of one block (schedule_nest.h): the perfect-nest walk and affine operand
+// loads the GEMM and transpose recognizers share.
+#include "runtime/llvm/schedule_nest.h"
+
+#include <algorithm>
+
+#include "ir/arith.h"
+
+namespace rlx {
+
+namespace {
+
+bool parseAffine(const PrimExpr& e, int64_t scale, Affine& out) {
+  if (auto* imm = asIntImm(e)) return out.constant += scale * imm->value, true;
+  if (auto* v = asVar(e)) {
+    for (auto& [x, c] : out.terms)
+      if (x == v) return c += scale, true;
+    out.terms.push_back({v, scale});
+    return true;
+  }
+  if (!e || !PrimBinary::classOf(e->kind())) return false;
+  auto& b = static_cast<const PrimBinary&>(*e);
+  switch (e->kind()) {
+    case NodeKind::Add: return parseAffine(b.a, scale, out) && parseAffine(b.b, scale, out);
+    case NodeKind::Sub: return parseAffine(b.a, scale, out) && parseAffine(b.b, -scale, out);
+    case NodeKind::Mul:
+      if (auto* c = asIntImm(b.b)) return parseAffine(b.a, scale * c->value, out);
+      if (auto* c = asIntImm(b.a)) return parseAffine(b.b, scale * c->value, out);
+      return false;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+const PrimVar* asVar(const PrimExpr& e) { return e && e->kind() == NodeKind::PrimVar ? static_cast<const PrimVar*>(e.get()) : nullptr; }
+
+bool invariant(const PrimExpr& e, const std::vector<const PrimVar*>& vars) {
+  if (!e) return false;
+  if (e->kind() == NodeKind::IntImm) return true;
+  if (auto* v = asVar(e)) return std::find(vars.begin(), vars.end(), v) == vars.end();
+  if (PrimBinary::classOf(e->kind())) {
+    auto& b = static_cast<const PrimBinary&>(*e);
+    return invariant(b.a, vars) && invariant(b.b, vars);
+  }
+  return false;
+}
+
+int64_t Affine::coef(const PrimVar* v) const {
+  for (auto& [x, c] : terms)
+    if (x == v) return c;
+  return 0;
+}
+
+bool Operand::uses(const PrimVar* v) const {
+  return std::any_of(index.begin(), index.end(), [&](const Affine& a) { return a.coef(v) != 0; });
+}
+
+PrimExpr Operand::stride(const PrimVar* v) const {
+  const Buffer& buf = *load->buffer;
+  PrimExpr s = intImm(0);
+  for (size_t d = 0; d < index.size(); ++d) {
+    int64_t c = index[d].coef(v);
+    if (!c) continue;
+    PrimExpr dim = intImm(1);
+    if (!buf.strides.empty()) dim = buf.strides[d];
+    else
+      for (size_t e = d + 1; e < buf.shape.size(); ++e) dim = mul(dim, buf.shape[e]);
+    s = add(s, mul(intImm(c), dim));
+  }
+  return s;
+}
+
+PrimExpr Operand::first() const {
+  std::vector<PrimExpr> idx;
+  for (auto& af : index) idx.push_back(intImm(af.constant));
+  return make<BufferLoad>(load->dtype, load->buffer, std::move(idx));
+}
+
+bool parseOperand(const PrimExpr& e, const TirBlock& block, Operand& out) {
+  if (!e || e->kind() != NodeKind::BufferLoad) return false;
+  out.load = static_cast<const BufferLoad*>(e.get());
+  for (auto& idx : out.load->indices) {
+    out.index.emplace_back();
+    if (!parseAffine(idx, 1, out.index.back())) return false;
+    for (auto& [v, c] : out.index.back().terms) {
+      bool isIter = std::any_of(block.iterVars.begin(), block.iterVars.end(), [&](const IterVar& iv) { return iv.var.get() == v; });
+      if (!isIter) return false;
+    }
+  }
+  return out.load->dtype.lanes <= 1;
+}
+
+const For& PerfectNest::loopOfVar(const PrimVar* v) const {
+  for (size_t k = 0; k < block->iterVars.size(); ++k)
+    if (block->iterVars[k].var.get() == v) return *loops[loopOf[k]];
+  return *loops.back();  // not an iter var: callers ask only for their own
+}
+
+std::optional<PerfectNest> perfectNest(const Stmt& s) {
+  PerfectNest n;
+  Stmt cur = s;
+  while (cur && cur->kind() == NodeKind::For) {
+    auto* f = static_cast<const For*>(cur.get());
+    auto* lo = asIntImm(f->min);
+    if (f->loopKind != For::Serial || !lo || lo->value != 0) return std::nullopt;
+    n.loops.push_back(f);
+    cur = f->body;
+  }
+  if (n.loops.empty() || !cur || cur->kind() != NodeKind::BlockRealize) return std::nullopt;
+  n.realize = static_cast<const BlockRealize*>(cur.get());
+  n.block = n.realize->block.get();
+  const BlockRealize& realize = *n.realize;
+  const TirBlock& block = *n.block;
+  if (auto* p = asIntImm(realize.predicate); realize.predicate && (!p || p->value == 0)) return std::nullopt;
+  if (!block.allocBuffers.empty() || !block.matchBuffers.empty()) return std::nullopt;
+  if (realize.iterValues.size() != n.loops.size() || block.iterVars.size() != n.loops.size()) return std::nullopt;
+  std::vector<const PrimVar*> loopVars;
+  for (auto* f : n.loops) loopVars.push_back(f->loopVar.get());
+  for (auto* f : n.loops)
+    if (!invariant(f->extent, loopVars)) return std::nullopt;
+  n.loopOf.assign(n.loops.size(), n.loops.size());
+  for (size_t k = 0; k < n.loops.size(); ++k) {
+    auto it = std::find(loopVars.begin(), loopVars.end(), asVar(realize.iterValues[k]));
+    size_t pos = size_t(it - loopVars.begin());
+    if (it == loopVars.end() || std::find(n.loopOf.begin(), n.loopOf.end(), pos) != n.loopOf.end()) return std::nullopt;
+    n.loopOf[k] = pos;
+    auto kind = block.iterVars[k].kind;
+    if (kind != IterVar::CommReduce && kind != IterVar::DataPar) return std::nullopt;
+  }
+  return n;
+}
+
+}  // namespace rlx
