@@ -142,4 +142,15 @@ class PrimFunc final : public ExprNode {
 };
 using PrimFuncRef = Ref<PrimFunc>;
 
+// The loops of the nest at `s`, outermost first, into `loops`; returns the statement inside the
+// innermost (s itself when it is not a For).
+inline Stmt loopNest(const Stmt& s, std::vector<const For*>& loops) {
+  Stmt cur = s;
+  while (cur && cur->kind() == NodeKind::For) {
+    loops.push_back(static_cast<const For*>(cur.get()));
+    cur = loops.back()->body;
+  }
+  return cur;
+}
+
 }  // namespace rlx

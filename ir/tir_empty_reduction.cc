@@ -35,11 +35,7 @@ Stmt loopAround(const For& f, Stmt body) {
 // not follow from the spatial loops alone.
 Stmt emptyReductionInit(const Stmt& s) {
   std::vector<const For*> nest;
-  Stmt cur = s;
-  while (cur && cur->kind() == NodeKind::For) {
-    nest.push_back(static_cast<const For*>(cur.get()));
-    cur = nest.back()->body;
-  }
+  Stmt cur = loopNest(s, nest);
   if (nest.empty() || !cur || cur->kind() != NodeKind::BlockRealize) return nullptr;
   auto& r = static_cast<const BlockRealize&>(*cur);
   const TirBlock& blk = *r.block;

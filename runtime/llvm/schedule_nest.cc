@@ -99,13 +99,10 @@ const For& PerfectNest::loopOfVar(const PrimVar* v) const {
 
 std::optional<PerfectNest> perfectNest(const Stmt& s) {
   PerfectNest n;
-  Stmt cur = s;
-  while (cur && cur->kind() == NodeKind::For) {
-    auto* f = static_cast<const For*>(cur.get());
+  Stmt cur = loopNest(s, n.loops);
+  for (auto* f : n.loops) {
     auto* lo = asIntImm(f->min);
     if (f->loopKind != For::Serial || !lo || lo->value != 0) return std::nullopt;
-    n.loops.push_back(f);
-    cur = f->body;
   }
   if (n.loops.empty() || !cur || cur->kind() != NodeKind::BlockRealize) return std::nullopt;
   n.realize = static_cast<const BlockRealize*>(cur.get());

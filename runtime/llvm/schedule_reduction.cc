@@ -89,11 +89,7 @@ Stmt decompose(const std::vector<const For*>& nest, const BlockRealize& r) {
 
 Stmt scheduleReductionNest(const Stmt& s) {
   std::vector<const For*> nest;
-  Stmt cur = s;
-  while (cur && cur->kind() == NodeKind::For) {
-    nest.push_back(static_cast<const For*>(cur.get()));
-    cur = nest.back()->body;
-  }
+  Stmt cur = loopNest(s, nest);
   // Only below an outer loop, which stays outermost (and parallel).
   if (nest.size() < 3 || !cur || cur->kind() != NodeKind::BlockRealize) return s;
   auto& r = static_cast<const BlockRealize&>(*cur);

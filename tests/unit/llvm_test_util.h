@@ -1,4 +1,4 @@
-// Helpers of the LLVM kernel tests (test_llvm_gemm.cc, test_llvm_transpose.cc): Relax bindings
+// Helpers of the LLVM kernel tests (test_llvm_kernels.cc, test_llvm_gemm.cc, test_llvm_transpose.cc): Relax bindings
 // lowered to PrimFuncs, random arguments, and the JIT checked against the TIR interpreter.
 #pragma once
 #include <catch2/catch.hpp>
@@ -49,27 +49,32 @@ inline std::vector<TirArg> argsFor(const PrimFunc& f, int64_t sym, uint32_t seed
   return args;
 }
 
-// "" when the JIT and the interpreter give the same arrays, within `tol` relative to max(1, |y|):
-// the GEMM fuses each multiply with its add, so sums over hundreds of terms differ by a few ulps.
-inline std::string agree(const PrimFuncRef& f, const std::vector<TirArg>& args, double tol = 5e-5) {
+// Runs `f` through the interpreter and the JIT on copies of `args`; "" when both succeed and every
+// array ends up the same, else the difference: integers exactly, NaN and infinities alike, floats
+// within `tol` relative to max(1, |y|) (a negative `tol`: a few ulps of the dtype).
+inline std::string agree(const PrimFuncRef& f, const std::vector<TirArg>& args, double tol = -1) {
   std::vector<TirArg> mine = args;
-  for (auto& a : mine) {
-    auto c = make<NDArray>(a.array->dtype, a.array->shape);
-    std::memcpy(c->data(), a.array->data(), a.array->nbytes());
-    a.array = c;
-  }
+  for (auto& a : mine)
+    if (a.kind == TirArg::Array) {
+      auto c = make<NDArray>(a.array->dtype, a.array->shape);
+      std::memcpy(c->data(), a.array->data(), a.array->nbytes());
+      a.array = c;
+    }
   auto st = runPrimFunc(*f, args);
   if (!st.ok()) return "runPrimFunc: " + st.error().message;
-  auto kernel = compileKernel(f, "kernel");
+  auto kernel = compileKernel(f, "agree");
   if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
   auto run = runKernel(**kernel, *f, mine);
   if (!run.ok()) return "runKernel: " + run.error().message;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind != TirArg::Array) continue;
     const NDArray &want = *args[i].array, &got = *mine[i].array;
+    DataType t = want.dtype;
+    double eps = tol >= 0 ? tol : t.bits == 64 ? 1e-12 : t.bits == 16 ? 2e-3 : 2e-6;
     for (int64_t j = 0; j < want.numel(); ++j) {
       double x = got.getDouble(j), y = want.getDouble(j);
-      if (!(std::fabs(x - y) <= tol * std::max(1.0, std::fabs(y))))
-        return "argument " + std::to_string(i) + " element " + std::to_string(j) + ": jit " + std::to_string(x) + ", interpreter " + std::to_string(y);
+      bool ok = !t.isFloat() ? got.getInt(j) == want.getInt(j) : std::isnan(y) ? std::isnan(x) : std::isinf(y) ? x == y : std::fabs(x - y) <= eps * std::max(1.0, std::fabs(y));
+      if (!ok) return "argument " + std::to_string(i) + " element " + std::to_string(j) + ": jit " + std::to_string(x) + ", interpreter " + std::to_string(y);
     }
   }
   return "";

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "runtime/llvm/jit.h"
+#include "llvm_test_util.h"
 #include "runtime/llvm/schedule_alloc.h"
 #include "runtime/llvm/schedule_inline.h"
 #include "tests/unit/legalize_cases.h"
@@ -67,32 +68,6 @@ NDArrayRef copyOf(const NDArrayRef& a) {
   return c;
 }
 
-// Runs `f` through the interpreter and the JIT on copies of `args`; "" when both succeed and
-// every array ends up the same (integers exactly, floats within a few ulps), else the difference.
-std::string agree(const PrimFuncRef& f, const std::vector<TirArg>& args) {
-  std::vector<TirArg> mine = args;
-  for (auto& a : mine)
-    if (a.kind == TirArg::Array) a.array = copyOf(a.array);
-  auto st = runPrimFunc(*f, args);
-  if (!st.ok()) return "runPrimFunc: " + st.error().message;
-  auto kernel = compileKernel(f, "agree");
-  if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
-  auto run = runKernel(**kernel, *f, mine);
-  if (!run.ok()) return "runKernel: " + run.error().message;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].kind != TirArg::Array) continue;
-    const NDArray &want = *args[i].array, &got = *mine[i].array;
-    DataType t = want.dtype;
-    double tol = t.bits == 64 ? 1e-12 : t.bits == 16 ? 2e-3 : 2e-6;
-    for (int64_t j = 0; j < want.numel(); ++j) {
-      double x = got.getDouble(j), y = want.getDouble(j);
-      bool ok = !t.isFloat() ? got.getInt(j) == want.getInt(j) : std::isnan(y) ? std::isnan(x) : std::isinf(y) ? x == y : std::fabs(x - y) <= tol * std::max(1.0, std::fabs(y));
-      if (!ok) return "argument " + std::to_string(i) + " element " + std::to_string(j) + ": jit " + std::to_string(x) + ", interpreter " + std::to_string(y);
-    }
-  }
-  return "";
-}
-
 // The error of running `f` through the JIT ("" on success).
 std::string jitError(const PrimFuncRef& f, const std::vector<TirArg>& args) {
   auto kernel = compileKernel(f, "errors");
@@ -101,7 +76,6 @@ std::string jitError(const PrimFuncRef& f, const std::vector<TirArg>& args) {
   return run.ok() ? "" : run.error().message;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 NDArrayRef zeros(std::vector<int64_t> shape, DataType t = DataType::float32()) { return make<NDArray>(t, std::move(shape)); }
 
