@@ -1,0 +1,54 @@
+// GraphImporter: one ONNX graph -> the Relax function `main` (TVM's from_onnx conventions: one
+// dataflow block, num_input, params under keep_params_in_input), node by node through the
+// converter table, with every value's static knowledge (constants, shape values) kept alongside.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/onnx/converter.h"
+#include "frontend/onnx/onnx.h"
+
+namespace rlx::onnx {
+
+class GraphImporter {
+ public:
+  GraphImporter(::onnx::ModelProto& model, std::string sourceName, std::string baseDir, const ImportOptions& options);
+  Result<IRModuleRef> run();
+
+  BlockBuilder& builder() { return bb_; }
+  // Folds calls on constants at import time (shape arithmetic, constant subgraphs).
+  Expr emitCall(const Expr& call);
+  Expr emitValue(const Expr& e);
+  // The symbolic dim for an ONNX dim_param (the same name gives the same var everywhere).
+  PrimExpr dimVar(const std::string& name);
+  // A fresh symbolic dim (data-dependent sizes, anonymous dims).
+  PrimExpr freshDim(const std::string& hint);
+  const std::string& baseDir() const { return baseDir_; }
+  // Converts the nodes of a model-local function called by `node` (inline expansion).
+  Outputs expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& call);
+
+ private:
+  Status checkSupported(const ::onnx::GraphProto& g, std::vector<std::string>& problems);
+  Status addInputs(std::vector<VarRef>& params);
+  Status addInitializers(std::vector<VarRef>& params, std::vector<Attr>& paramArrays);
+  Status convertNode(const ::onnx::NodeProto& node, size_t index, std::map<std::string, OValue>& scope,
+                     const std::vector<const ::onnx::AttributeProto*>* callerAttrs);
+  Result<StructInfo> inputSInfo(const ::onnx::ValueInfoProto& vi, const std::string& name);
+  int opsetOf(const std::string& domain) const;
+  std::string uniqueName(const std::string& raw);
+  Error nodeError(const ::onnx::NodeProto& node, size_t index, const std::string& message) const;
+
+  ::onnx::ModelProto& model_;
+  std::string source_, baseDir_;
+  ImportOptions options_;
+  std::map<std::string, int> opsets_;
+  std::map<std::string, const ::onnx::FunctionProto*> functions_;  // "domain:name"
+  std::map<std::string, OValue> values_;
+  std::map<std::string, PrimExpr> dims_;
+  std::map<std::string, int> usedNames_;
+  int freshDims_ = 0;
+  BlockBuilder bb_;
+};
+
+}  // namespace rlx::onnx

@@ -1,0 +1,137 @@
+// Reading ONNX files: a ModelProto (or a tensor / sequence / optional .pb) through protobuf, with
+// the byte offset where a corrupt or truncated file stops making sense, then the import itself.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "frontend/onnx/importer.h"
+#include "frontend/onnx/onnx.h"
+#include "frontend/onnx/tensor.h"
+
+namespace rlx::onnx {
+
+namespace {
+
+using google::protobuf::internal::WireFormatLite;
+
+// Where a message's wire encoding first breaks: the offset of the first top-level field that
+// cannot be read (a bad tag, a length past the end, a truncated value); npos when none does.
+size_t firstBadOffset(const std::string& bytes) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), int(bytes.size()));
+  in.SetRecursionLimit(100);
+  while (true) {
+    size_t at = size_t(in.CurrentPosition());
+    uint32_t tag = in.ReadTag();
+    if (tag == 0) return in.CurrentPosition() == int(bytes.size()) ? std::string::npos : at;
+    if (!WireFormatLite::SkipField(&in, tag)) return at;
+  }
+}
+
+Status parseMessage(google::protobuf::Message& msg, const std::string& bytes, const std::string& what, const std::string& source) {
+  if (msg.ParseFromString(bytes)) return okStatus();
+  size_t at = firstBadOffset(bytes);
+  std::string where = at == std::string::npos ? "the encoding is well-formed but a field has the wrong type or a required part is missing"
+                                              : "the encoding breaks at byte " + std::to_string(at) + " of " + std::to_string(bytes.size());
+  return Error(source + ": not a valid ONNX " + what + " (" + where + "; truncated or corrupt file?)");
+}
+
+Result<std::string> readAll(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Error("cannot open '" + path + "': " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  if (f.bad()) return Error("reading '" + path + "' failed");
+  return ss.str();
+}
+
+std::string dirOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+Result<Value> tensorValue(::onnx::TensorProto& t, const std::string& path) {
+  auto a = toNDArray(t, dirOf(path));
+  if (!a) return Error(path + ": " + a.error().message);
+  return Value::ofTensor(*a);
+}
+
+Result<Value> sequenceValue(::onnx::SequenceProto& seq, const std::string& path) {
+  std::vector<Value> items;
+  if (seq.elem_type() != ::onnx::SequenceProto::TENSOR && seq.tensor_values_size() == 0 && seq.elem_type() != 0 && seq.elem_type() != ::onnx::SequenceProto::UNDEFINED)
+    return Error(path + ": only sequences of tensors are supported");
+  for (auto& t : *seq.mutable_tensor_values()) {
+    RLX_TRY(v, tensorValue(t, path));
+    items.push_back(std::move(v));
+  }
+  return Value::ofTuple(std::move(items));
+}
+
+}  // namespace
+
+bool isOnnxPath(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0; }
+
+Result<IRModuleRef> fromOnnxBytes(const std::string& bytes, const std::string& sourceName, const std::string& baseDir, const ImportOptions& options) {
+  ::onnx::ModelProto model;
+  RLX_TRY_STATUS(parseMessage(model, bytes, "model", sourceName));
+  if (!model.has_graph()) return Error(sourceName + ": the model has no graph");
+  GraphImporter importer(model, sourceName, baseDir, options);
+  return importer.run();
+}
+
+Result<IRModuleRef> fromOnnxFile(const std::string& path, const ImportOptions& options) {
+  RLX_TRY(bytes, readAll(path));
+  ::onnx::ModelProto model;
+  RLX_TRY_STATUS(parseMessage(model, bytes, "model", path));
+  // The file's bytes are no longer needed once parsed: free them before weights are converted.
+  std::string().swap(bytes);
+  if (!model.has_graph()) return Error(path + ": the model has no graph");
+  GraphImporter importer(model, path, dirOf(path), options);
+  return importer.run();
+}
+
+Result<Signature> readSignature(const std::string& path) {
+  RLX_TRY(bytes, readAll(path));
+  ::onnx::ModelProto model;
+  RLX_TRY_STATUS(parseMessage(model, bytes, "model", path));
+  auto kind = [](const ::onnx::ValueInfoProto& vi) -> std::string {
+    if (vi.type().has_sequence_type()) return "sequence";
+    if (vi.type().has_optional_type()) return "optional";
+    return "tensor";
+  };
+  std::set<std::string> inits;
+  for (auto& t : model.graph().initializer()) inits.insert(t.name());
+  Signature sig;
+  for (auto& vi : model.graph().input())
+    if (!inits.count(vi.name())) sig.inputs.push_back({vi.name(), kind(vi)});
+  for (auto& vi : model.graph().output()) sig.outputs.push_back({vi.name(), kind(vi)});
+  return sig;
+}
+
+Result<Value> readValueFile(const std::string& path, const std::string& hint) {
+  RLX_TRY(bytes, readAll(path));
+  if (hint == "sequence") {
+    ::onnx::SequenceProto seq;
+    RLX_TRY_STATUS(parseMessage(seq, bytes, "sequence", path));
+    return sequenceValue(seq, path);
+  }
+  if (hint == "optional") {
+    ::onnx::OptionalProto opt;
+    RLX_TRY_STATUS(parseMessage(opt, bytes, "optional", path));
+    if (opt.has_tensor_value()) return tensorValue(*opt.mutable_tensor_value(), path);
+    if (opt.has_sequence_value()) return sequenceValue(*opt.mutable_sequence_value(), path);
+    return Value::ofTuple({});
+  }
+  ::onnx::TensorProto t;
+  RLX_TRY_STATUS(parseMessage(t, bytes, "tensor", path));
+  return tensorValue(t, path);
+}
+
+}  // namespace rlx::onnx

@@ -1,0 +1,50 @@
+// The ONNX importer's public API: `.onnx` model files into Relax modules (TVM's from_onnx with its
+// options), and ONNX tensor files (`.pb`) into arrays. No protobuf header leaks out of this folder.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "ir/eval.h"
+#include "ir/module.h"
+
+namespace rlx::onnx {
+
+// The options of TVM's relax.frontend.onnx.from_onnx, under the same names.
+struct ImportOptions {
+  // Input shapes overriding the model's (shape_dict); an entry may name any graph input.
+  std::map<std::string, std::vector<int64_t>> shapeDict;
+  // Input dtypes overriding the model's (dtype_dict), as rlx/TVM dtype strings ("float16").
+  std::map<std::string, std::string> dtypeDict;
+  // Overrides the model's ai.onnx opset (opset); the converters of that opset are used.
+  std::optional<int> opset;
+  // Initializers become trailing parameters of main, their arrays the "params" function attr.
+  bool keepParamsInInput = false;
+  // Graph input names become valid identifiers ('.' -> '_', a leading non-letter gets "input_").
+  bool sanitizeInputNames = true;
+};
+
+// Imports the model in `path` (external-data files are read relative to its folder). Every
+// problem is one Error naming the file and the node (or byte offset) where it was found.
+Result<IRModuleRef> fromOnnxFile(const std::string& path, const ImportOptions& options = {});
+// Imports a serialized ModelProto held in memory; `baseDir` resolves external data.
+Result<IRModuleRef> fromOnnxBytes(const std::string& bytes, const std::string& sourceName, const std::string& baseDir, const ImportOptions& options = {});
+
+// The graph's inputs (initializers excluded) and outputs with what they hold: "tensor",
+// "sequence" or "optional" (runners use it to read the matching .pb files).
+struct Signature {
+  std::vector<std::pair<std::string, std::string>> inputs, outputs;
+};
+Result<Signature> readSignature(const std::string& path);
+
+// True when `path` names an ONNX model (by its extension).
+bool isOnnxPath(const std::string& path);
+
+// Reads a serialized TensorProto, SequenceProto or OptionalProto file (the backend tests'
+// input_N.pb / output_N.pb): a tensor, a tuple of tensors (sequence), or an empty tuple (an empty
+// optional). `hint` says which message the file holds ("tensor", "sequence", "optional").
+Result<Value> readValueFile(const std::string& path, const std::string& hint = "tensor");
+
+}  // namespace rlx::onnx

@@ -1,0 +1,245 @@
+// Neural-network ONNX ops: Conv/ConvTranspose (auto_pad, groups, dilations), pooling (MaxPool,
+// AveragePool, global pools), normalizations (BatchNormalization in inference, Instance/Layer/
+// Group/MeanVariance normalization, LRN) and Dropout (inference: identity).
+#include "frontend/onnx/converter.h"
+#include "ir/arith.h"
+
+namespace rlx::onnx {
+
+namespace {
+
+std::vector<int64_t> spatialDims(NodeCtx& c, size_t input) {
+  std::vector<int64_t> out;
+  auto d = c.dims(input);
+  for (size_t k = 2; k < d.size(); ++k) {
+    auto imm = d[k].as<IntImm>();
+    if (!imm) fail("symbolic spatial dims are not supported");
+    out.push_back(imm->value);
+  }
+  return out;
+}
+
+// ONNX pads (all begins, then all ends) after auto_pad: SAME_UPPER/SAME_LOWER pad so that
+// out = ceil(in / stride); VALID pads nothing.
+std::vector<int64_t> padsOf(NodeCtx& c, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                            const std::vector<int64_t>& dilations) {
+  size_t n = in.size();
+  std::string autoPad = c.s("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET") {
+    auto p = c.ints("pads", std::vector<int64_t>(2 * n, 0));
+    if (p.size() != 2 * n) fail("pads must have " + std::to_string(2 * n) + " values");
+    return p;
+  }
+  std::vector<int64_t> p(2 * n, 0);
+  if (autoPad == "VALID") return p;
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") fail("unknown auto_pad '" + autoPad + "'");
+  for (size_t k = 0; k < n; ++k) {
+    int64_t out = (in[k] + strides[k] - 1) / strides[k];
+    int64_t total = std::max<int64_t>(0, (out - 1) * strides[k] + (kernel[k] - 1) * dilations[k] + 1 - in[k]);
+    int64_t small = total / 2, big = total - small;
+    p[k] = autoPad == "SAME_UPPER" ? small : big;
+    p[k + n] = autoPad == "SAME_UPPER" ? big : small;
+  }
+  return p;
+}
+
+std::vector<int64_t> orOnes(std::vector<int64_t> v, size_t n) { return v.empty() ? std::vector<int64_t>(n, 1) : v; }
+
+const char* layoutOf(size_t n) { return n == 1 ? "NCW" : n == 2 ? "NCHW" : "NCDHW"; }
+const char* kernelLayoutOf(size_t n) { return n == 1 ? "OIW" : n == 2 ? "OIHW" : "OIDHW"; }
+
+// The bias of a conv: reshaped to (1, C, 1, ...) and added.
+Expr addChannelBias(NodeCtx& c, Expr y, Expr bias, size_t spatial) {
+  auto bd = tensorInfo(bias)->dims();
+  std::vector<PrimExpr> shape = {intImm(1), (*bd)[0]};
+  for (size_t k = 0; k < spatial; ++k) shape.push_back(intImm(1));
+  return c.op("add", {ex(y), ex(c.op("reshape", {ex(bias), ex(shapeExpr(shape))}))});
+}
+
+// A per-channel vector (C) reshaped to broadcast against an (N, C, ...) tensor of rank r.
+Expr channelVector(NodeCtx& c, Expr v, int64_t r) {
+  std::vector<int64_t> axes;
+  for (int64_t k = 1; k + 1 < r; ++k) axes.push_back(k);
+  if (axes.empty()) return v;
+  return c.op("expand_dims", {ex(v)}, {{"axis", ints(axes)}});
+}
+
+// (x - mean) / sqrt(var + eps) over `axes` (kept), with mean and variance computed from x.
+std::pair<Expr, Expr> standardize(NodeCtx& c, Expr x, const std::vector<int64_t>& axes, double eps, Expr* invStd = nullptr) {
+  DataType t = tensorInfo(x)->dtype;
+  Expr mean = c.op("mean", {ex(x)}, {{"axis", ints(axes)}, {"keepdims", b(true)}});
+  Expr centered = c.op("subtract", {ex(x), ex(mean)});
+  Expr var = c.op("mean", {ex(c.op("multiply", {ex(centered), ex(centered)}))}, {{"axis", ints(axes)}, {"keepdims", b(true)}});
+  Expr inv = c.op("rsqrt", {ex(c.op("add", {ex(var), ex(c.scalar(eps, t))}))});
+  if (invStd) *invStd = inv;
+  return {c.op("multiply", {ex(centered), ex(inv)}), mean};
+}
+
+}  // namespace
+
+void registerNNConverters() {
+  onnxOp("Conv", {}, [](NodeCtx& c) -> Outputs {
+    auto in = spatialDims(c, 0), kernel = spatialDims(c, 1);
+    size_t n = in.size();
+    if (n < 1 || n > 3) fail("only 1-D, 2-D and 3-D convolutions are supported");
+    auto strides = orOnes(c.ints("strides"), n), dil = orOnes(c.ints("dilations"), n);
+    auto pads = padsOf(c, in, kernel, strides, dil);
+    std::string op = "nn.conv" + std::to_string(n) + "d";
+    Expr y = c.op(op, {ex(c.x(0)), ex(c.x(1))},
+                  {{"strides", ints(strides)}, {"padding", ints(pads)}, {"dilation", ints(dil)}, {"groups", i(c.i("group", 1))},
+                   {"data_layout", s(layoutOf(n))}, {"kernel_layout", s(kernelLayoutOf(n))}});
+    if (c.has(2)) y = addChannelBias(c, y, c.x(2), n);
+    return {{y}};
+  });
+  onnxOp("ConvTranspose", {}, [](NodeCtx& c) -> Outputs {
+    auto in = spatialDims(c, 0), kernel = spatialDims(c, 1);
+    size_t n = in.size();
+    if (n < 1 || n > 2) fail("only 1-D and 2-D transposed convolutions are supported");
+    auto strides = orOnes(c.ints("strides"), n), dil = orOnes(c.ints("dilations"), n);
+    auto outPad = c.ints("output_padding", std::vector<int64_t>(n, 0));
+    std::vector<int64_t> pads(2 * n, 0);
+    auto outShape = c.ints("output_shape");
+    std::string autoPad = c.s("auto_pad", "NOTSET");
+    if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      // Total padding from the requested output size (output_shape, or in * stride for SAME_*).
+      for (size_t k = 0; k < n; ++k) {
+        int64_t want = outShape.empty() ? in[k] * strides[k] : outShape[outShape.size() - n + k];
+        int64_t total = strides[k] * (in[k] - 1) + outPad[k] + ((kernel[k] - 1) * dil[k] + 1) - want;
+        if (total < 0) {
+          outPad[k] -= total;  // the output must grow: extra output padding
+          total = 0;
+        }
+        int64_t half = total / 2;
+        bool upper = autoPad != "SAME_LOWER";
+        pads[k] = upper ? half : total - half;
+        pads[k + n] = upper ? total - half : half;
+      }
+    } else if (autoPad == "NOTSET") {
+      pads = c.ints("pads", pads);
+    }
+    std::string op = "nn.conv" + std::to_string(n) + "d_transpose";
+    Expr y = c.op(op, {ex(c.x(0)), ex(c.x(1))},
+                  {{"strides", ints(strides)}, {"padding", ints(pads)}, {"output_padding", ints(outPad)}, {"dilation", ints(dil)}, {"groups", i(c.i("group", 1))},
+                   {"data_layout", s(layoutOf(n))}, {"kernel_layout", s(n == 1 ? "IOW" : "IOHW")}});
+    if (c.has(2)) y = addChannelBias(c, y, c.x(2), n);
+    return {{y}};
+  });
+  for (bool isMax : {true, false}) {
+    onnxOp(isMax ? "MaxPool" : "AveragePool", {}, [isMax](NodeCtx& c) -> Outputs {
+      if (isMax && c.node.output_size() > 1 && !c.node.output(1).empty()) fail("MaxPool's Indices output is not supported");
+      if (isMax && c.i("storage_order", 0)) fail("storage_order=1 is not supported");
+      auto in = spatialDims(c, 0);
+      size_t n = in.size();
+      auto kernel = c.ints("kernel_shape");
+      if (kernel.size() != n) fail("kernel_shape must have " + std::to_string(n) + " values");
+      auto strides = orOnes(c.ints("strides"), n), dil = orOnes(c.ints("dilations"), n);
+      auto pads = padsOf(c, in, kernel, strides, dil);
+      std::string op = std::string("nn.") + (isMax ? "max" : "avg") + "_pool" + std::to_string(n) + "d";
+      return {{c.op(op, {ex(c.x(0))},
+                    {{"pool_size", ints(kernel)}, {"strides", ints(strides)}, {"padding", ints(pads)}, {"dilation", ints(dil)}, {"ceil_mode", b(c.i("ceil_mode", 0))},
+                     {"count_include_pad", b(c.i("count_include_pad", 0))}, {"layout", s(layoutOf(n))}})}};
+    });
+  }
+  for (bool isMax : {true, false}) {
+    onnxOp(isMax ? "GlobalMaxPool" : "GlobalAveragePool", {}, [isMax](NodeCtx& c) -> Outputs {
+      std::vector<int64_t> axes;
+      for (int64_t k = 2; k < c.ndim(0); ++k) axes.push_back(k);
+      return {{c.op(isMax ? "max" : "mean", {ex(c.x(0))}, {{"axis", ints(axes)}, {"keepdims", b(true)}})}};
+    });
+  }
+
+  onnxOp("BatchNormalization", {1, 6, 7, 9, 14, 15}, [](NodeCtx& c) -> Outputs {
+    if (c.since < 7 && c.i("is_test", 0) == 0 && c.node.output_size() > 1) fail("training-mode BatchNormalization is not supported");
+    if (c.since >= 14 && c.i("training_mode", 0)) fail("training_mode=1 is not supported (inference only)");
+    int64_t r = c.ndim(0);
+    DataType t = c.dtype(0);
+    double eps = c.f("epsilon", 1e-5);
+    // y = (x - mean) * scale / sqrt(var + eps) + bias, per channel.
+    Expr inv = c.op("rsqrt", {ex(c.op("add", {ex(c.cast(c.x(4), t)), ex(c.scalar(eps, t))}))});
+    Expr k = c.op("multiply", {ex(c.x(1)), ex(inv)});
+    Expr y = c.op("multiply", {ex(c.op("subtract", {ex(c.x(0)), ex(channelVector(c, c.cast(c.x(3), t), r))})), ex(channelVector(c, k, r))});
+    return {{c.op("add", {ex(y), ex(channelVector(c, c.x(2), r))})}};
+  });
+  onnxOp("InstanceNormalization", {}, [](NodeCtx& c) -> Outputs {
+    int64_t r = c.ndim(0);
+    std::vector<int64_t> axes;
+    for (int64_t k = 2; k < r; ++k) axes.push_back(k);
+    auto [norm, mean] = standardize(c, c.x(0), axes, c.f("epsilon", 1e-5));
+    Expr y = c.op("multiply", {ex(norm), ex(channelVector(c, c.x(1), r))});
+    return {{c.op("add", {ex(y), ex(channelVector(c, c.x(2), r))})}};
+  });
+  onnxOp("LayerNormalization", {17}, [](NodeCtx& c) -> Outputs {
+    int64_t r = c.ndim(0);
+    int64_t axis = c.i("axis", -1);
+    if (axis < 0) axis += r;
+    std::vector<int64_t> axes;
+    for (int64_t k = axis; k < r; ++k) axes.push_back(k);
+    Expr inv;
+    auto [norm, mean] = standardize(c, c.x(0), axes, c.f("epsilon", 1e-5), &inv);
+    Expr y = c.op("multiply", {ex(norm), ex(c.x(1))});
+    if (c.has(2)) y = c.op("add", {ex(y), ex(c.x(2))});
+    return {{y}, {mean}, {inv}};
+  });
+  onnxOp("GroupNormalization", {18, 21}, [](NodeCtx& c) -> Outputs {
+    auto dims = c.dims(0);
+    int64_t r = int64_t(dims.size());
+    int64_t g = c.i("num_groups", 0);
+    if (g <= 0) fail("num_groups must be positive");
+    auto cdim = dims[1].as<IntImm>();
+    if (!cdim || cdim->value % g) fail("the channel count must be a known multiple of num_groups");
+    std::vector<PrimExpr> grouped = {dims[0], intImm(g), intImm(cdim->value / g)};
+    for (int64_t k = 2; k < r; ++k) grouped.push_back(dims[size_t(k)]);
+    Expr xg = c.op("reshape", {ex(c.x(0)), ex(shapeExpr(grouped))});
+    std::vector<int64_t> axes;
+    for (int64_t k = 2; k < r + 1; ++k) axes.push_back(k);
+    auto [norm, mean] = standardize(c, xg, axes, c.f("epsilon", 1e-5));
+    Expr y = c.op("reshape", {ex(norm), ex(shapeExpr(dims))});
+    Expr scale = c.x(1), bias = c.x(2);
+    if (c.since < 21) {
+      // Opset 18: scale and bias are per group; each applies to the group's channels.
+      scale = c.op("repeat", {ex(scale)}, {{"repeats", i(cdim->value / g)}, {"axis", i(0)}});
+      bias = c.op("repeat", {ex(bias)}, {{"repeats", i(cdim->value / g)}, {"axis", i(0)}});
+    }
+    y = c.op("multiply", {ex(y), ex(channelVector(c, scale, r))});
+    return {{c.op("add", {ex(y), ex(channelVector(c, bias, r))})}};
+  });
+  onnxOp("MeanVarianceNormalization", {}, [](NodeCtx& c) -> Outputs {
+    auto axes = c.ints("axes", {0, 2, 3});
+    return {{standardize(c, c.x(0), axes, 1e-9).first}};
+  });
+  onnxOp("LRN", {}, [](NodeCtx& c) -> Outputs {
+    // y = x / (bias + alpha / size * sum of x^2 over the `size` channels around c)^beta.
+    int64_t size = c.i("size", 0);
+    if (size <= 0) fail("size must be positive");
+    double alpha = c.f("alpha", 1e-4), beta = c.f("beta", 0.75), bias = c.f("bias", 1.0);
+    DataType t = c.dtype(0);
+    int64_t r = c.ndim(0);
+    auto dims = c.dims(0);
+    auto ch = dims[1].as<IntImm>();
+    if (!ch) fail("the channel count must be known");
+    Expr sq = c.op("multiply", {ex(c.x(0)), ex(c.x(0))});
+    int64_t before = (size - 1) / 2, after = size - 1 - before;
+    std::vector<int64_t> padWidth(size_t(2 * r), 0);
+    padWidth[2] = before, padWidth[3] = after;
+    Expr padded = c.op("nn.pad", {ex(sq)}, {{"pad_width", ints(padWidth)}, {"pad_value", f(0.0)}, {"pad_mode", s("constant")}});
+    Expr sum;
+    for (int64_t k = 0; k < size; ++k) {
+      Expr part = c.op("strided_slice", {ex(padded), ints({1}), ints({k}), ints({k + ch->value}), ints({1})});
+      sum = sum ? c.op("add", {ex(sum), ex(part)}) : part;
+    }
+    Expr denom = c.op("power", {ex(c.op("add", {ex(c.op("multiply", {ex(sum), ex(c.scalar(alpha / double(size), t))})), ex(c.scalar(bias, t))})), ex(c.scalar(beta, t))});
+    return {{c.op("divide", {ex(c.x(0)), ex(denom)})}};
+  });
+  onnxOp("Dropout", {}, [](NodeCtx& c) -> Outputs {
+    // Inference: the input passes through; the mask (when asked for) is all true.
+    if (c.since >= 12 && c.has(2)) {
+      auto training = c.constInts(2);
+      if (!training || (!training->empty() && (*training)[0] != 0)) fail("training-mode Dropout is not supported (inference only)");
+    }
+    Outputs outs = {c.in(0)};
+    if (c.node.output_size() > 1 && !c.node.output(1).empty()) outs.push_back({c.op("ones", {ex(shapeExpr(c.dims(0)))}, {{"dtype", s("bool")}})});
+    return outs;
+  });
+}
+
+}  // namespace rlx::onnx

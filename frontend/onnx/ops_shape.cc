@@ -1,0 +1,279 @@
+// Shape and layout ONNX ops: Shape/Size, Reshape/Flatten/Squeeze/Unsqueeze/Transpose, Concat/Split/
+// Slice, Expand/Tile, ConstantOfShape/Range/Constant, Cast/CastLike. Shape values (1-D int64 tensors
+// whose elements are known ints or symbolic dims) flow through these without a run-time shape.
+#include "frontend/onnx/converter.h"
+#include "frontend/onnx/tensor.h"
+#include "ir/arith.h"
+
+namespace rlx::onnx {
+
+namespace {
+
+int64_t normAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+// A 1-D int64 tensor holding `elems`: a constant when all are ints, else built from a shape.
+OValue shapeTensor(NodeCtx& c, const std::vector<PrimExpr>& elems) {
+  std::vector<int64_t> ints;
+  for (auto& e : elems)
+    if (auto imm = e.as<IntImm>()) ints.push_back(imm->value);
+  if (ints.size() == elems.size()) return {c.ints64(ints), elems, nullptr};
+  return {c.op("shape_to_tensor", {ex(shapeExpr(elems))}), elems, nullptr};
+}
+
+PyValue intList(const std::vector<int64_t>& v) { return ints(v); }
+
+// The axes of an op that moved them from an attribute to an input (Squeeze/Unsqueeze at 13, ...).
+std::optional<std::vector<int64_t>> axesOf(NodeCtx& c, int inputSince, size_t input) {
+  if (c.since >= inputSince) {
+    if (!c.has(input)) return std::nullopt;
+    return c.requireInts(input, "axes");
+  }
+  return c.intsOpt("axes");
+}
+
+// ONNX Slice bounds made concrete for a dim of extent d (clamped as the spec says).
+void clampSlice(int64_t d, int64_t step, int64_t& b, int64_t& e) {
+  if (b < 0) b += d;
+  if (e < 0) e += d;
+  if (step > 0) {
+    b = std::clamp<int64_t>(b, 0, d);
+    e = std::clamp<int64_t>(e, 0, d);
+  } else {
+    b = std::clamp<int64_t>(b, 0, d - 1);
+    e = std::clamp<int64_t>(e, -1, d - 1);
+  }
+}
+
+}  // namespace
+
+void registerShapeConverters() {
+  onnxOp("Shape", {1, 13, 15, 19, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
+    auto dims = c.dims(0);
+    int64_t r = int64_t(dims.size());
+    int64_t start = c.since >= 15 ? c.i("start", 0) : 0, end = c.since >= 15 ? c.i("end", r) : r;
+    if (start < 0) start += r;
+    if (end < 0) end += r;
+    start = std::clamp<int64_t>(start, 0, r);
+    end = std::clamp<int64_t>(end, start, r);
+    return {shapeTensor(c, std::vector<PrimExpr>(dims.begin() + start, dims.begin() + end))};
+  });
+  onnxOp("Size", {}, [](NodeCtx& c) -> Outputs {
+    PrimExpr n = intImm(1);
+    for (auto& d : c.dims(0)) n = mul(n, d);
+    n = simplify(n);
+    if (auto imm = n.as<IntImm>()) {
+      auto a = make<NDArray>(DataType::int64(), std::vector<int64_t>{});
+      a->setInt(0, imm->value);
+      return {{c.constant(a)}};
+    }
+    return {{c.op("size", {ex(c.x(0))})}};
+  });
+
+  onnxOp("Reshape", {1, 5, 13, 14, 19, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
+    if (c.since < 5) fail("Reshape version 1 (shape as an attribute) is not supported");
+    auto target = c.shapeValue(1);
+    if (!target) fail("the target shape must be known at import time (a constant or a shape computed from known dims)");
+    bool allowZero = c.since >= 14 && c.i("allowzero", 0);
+    auto in = c.dims(0);
+    std::vector<PrimExpr> dims;
+    for (size_t k = 0; k < target->size(); ++k) {
+      auto imm = (*target)[k].as<IntImm>();
+      if (imm && imm->value == 0 && !allowZero) {
+        if (k >= in.size()) fail("shape entry " + std::to_string(k) + " is 0 (copy) but the input has rank " + std::to_string(in.size()));
+        dims.push_back(in[k]);
+      } else {
+        dims.push_back((*target)[k]);
+      }
+    }
+    return {{c.op("reshape", {ex(c.x(0)), ex(shapeExpr(dims))})}};
+  });
+  onnxOp("Flatten", {}, [](NodeCtx& c) -> Outputs {
+    auto in = c.dims(0);
+    int64_t r = int64_t(in.size());
+    int64_t axis = c.i("axis", 1);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis > r) fail("axis out of range");
+    PrimExpr a = intImm(1), b = intImm(1);
+    for (int64_t k = 0; k < r; ++k) (k < axis ? a : b) = mul(k < axis ? a : b, in[size_t(k)]);
+    return {{c.op("reshape", {ex(c.x(0)), ex(shapeExpr({simplify(a), simplify(b)}))})}};
+  });
+  onnxOp("Squeeze", {1, 11, 13, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
+    auto axes = axesOf(c, 13, 1);
+    if (!axes) return {{c.op("squeeze", {ex(c.x(0))})}};
+    int64_t r = c.ndim(0);
+    std::vector<int64_t> a;
+    for (auto x : *axes) a.push_back(normAxis(x, r));
+    OValue out{c.op("squeeze", {ex(c.x(0))}, {{"axis", intList(a)}})};
+    if (c.in(0).elems) out.elems = c.in(0).elems;
+    return {out};
+  });
+  onnxOp("Unsqueeze", {1, 11, 13, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
+    auto axes = axesOf(c, 13, 1);
+    if (!axes) fail("Unsqueeze needs axes");
+    int64_t r = c.ndim(0) + int64_t(axes->size());
+    std::vector<int64_t> a;
+    for (auto x : *axes) a.push_back(normAxis(x, r));
+    std::sort(a.begin(), a.end());
+    OValue out{c.op("expand_dims", {ex(c.x(0))}, {{"axis", intList(a)}})};
+    if (c.in(0).elems && c.ndim(0) == 0) out.elems = c.in(0).elems;
+    return {out};
+  });
+  onnxOp("Transpose", {}, [](NodeCtx& c) -> Outputs {
+    auto perm = c.intsOpt("perm");
+    if (!perm) return {{c.op("permute_dims", {ex(c.x(0))})}};
+    return {{c.op("permute_dims", {ex(c.x(0))}, {{"axes", intList(*perm)}})}};
+  });
+  onnxOp("Concat", {}, [](NodeCtx& c) -> Outputs {
+    std::vector<Expr> parts;
+    std::optional<std::vector<PrimExpr>> elems = std::vector<PrimExpr>();
+    for (size_t k = 0; k < c.numInputs(); ++k) {
+      if (!c.has(k)) continue;
+      parts.push_back(c.x(k));
+      auto sv = c.tensor(k).ndim == 1 ? c.shapeValue(k) : std::nullopt;
+      if (sv && elems) elems->insert(elems->end(), sv->begin(), sv->end());
+      else elems.reset();
+    }
+    int64_t axis = normAxis(c.i("axis", 0), c.ndim(0));
+    if (elems) return {shapeTensor(c, *elems)};
+    return {{c.op("concat", {ex(make<Tuple>(parts))}, {{"axis", i(axis)}})}};
+  });
+  onnxOp("Split", {1, 2, 11, 13, 18}, [](NodeCtx& c) -> Outputs {
+    int64_t r = c.ndim(0);
+    int64_t axis = normAxis(c.i("axis", 0), r);
+    auto in = c.dims(0);
+    auto extent = in[size_t(axis)].as<IntImm>();
+    size_t n = size_t(c.node.output_size());
+    std::optional<std::vector<int64_t>> sizes = c.since >= 13 ? (c.has(1) ? std::optional(c.requireInts(1, "split")) : std::nullopt) : c.intsOpt("split");
+    if (c.since < 13 && c.since >= 2 && !sizes && c.has(1)) sizes = c.requireInts(1, "split");
+    std::vector<int64_t> indices;
+    if (sizes) {
+      int64_t acc = 0;
+      for (size_t k = 0; k + 1 < sizes->size(); ++k) indices.push_back(acc += (*sizes)[k]);
+    } else {
+      if (!extent) fail("splitting a symbolic dim into equal parts is not supported");
+      int64_t parts = c.since >= 18 && c.hasAttr("num_outputs") ? c.i("num_outputs", 0) : int64_t(n);
+      if (parts <= 0) fail("num_outputs must be positive");
+      // Opset 18: the last chunk may be smaller (ceil division).
+      int64_t chunk = (extent->value + parts - 1) / parts;
+      for (int64_t k = 1; k < parts; ++k) indices.push_back(std::min(k * chunk, extent->value));
+    }
+    Expr t = c.op("split", {ex(c.x(0))}, {{"indices_or_sections", intList(indices)}, {"axis", i(axis)}});
+    Outputs outs;
+    for (size_t k = 0; k <= indices.size(); ++k) outs.push_back({c.emit(make<TupleGetItem>(t, int(k)))});
+    return outs;
+  });
+  onnxOp("Slice", {1, 10, 11, 13}, [](NodeCtx& c) -> Outputs {
+    std::vector<int64_t> starts, ends, axes, steps;
+    if (c.since < 10) {
+      starts = c.ints("starts");
+      ends = c.ints("ends");
+      axes = c.ints("axes");
+    } else {
+      starts = c.requireInts(1, "starts");
+      ends = c.requireInts(2, "ends");
+      if (c.has(3)) axes = c.requireInts(3, "axes");
+      if (c.has(4)) steps = c.requireInts(4, "steps");
+    }
+    int64_t r = c.ndim(0);
+    if (axes.empty())
+      for (size_t k = 0; k < starts.size(); ++k) axes.push_back(int64_t(k));
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) fail("starts, ends, axes and steps must have the same length");
+    auto in = c.dims(0);
+    std::vector<int64_t> b, e, s, a;
+    for (size_t k = 0; k < starts.size(); ++k) {
+      int64_t axis = normAxis(axes[k], r);
+      if (steps[k] == 0) fail("a slice step is 0");
+      auto d = in[size_t(axis)].as<IntImm>();
+      if (!d) fail("slicing a symbolic dim is not supported yet");
+      int64_t bb = starts[k], ee = ends[k];
+      clampSlice(d->value, steps[k], bb, ee);
+      // A reverse slice that runs to the front ends "before index 0": -(d + 1) means that once the
+      // dim is added back.
+      if (steps[k] < 0 && ee == -1) ee = -(d->value + 1);
+      b.push_back(bb), e.push_back(ee), s.push_back(steps[k]), a.push_back(axis);
+    }
+    // Slicing a shape value keeps its elements known.
+    std::optional<std::vector<PrimExpr>> elems;
+    if (r == 1 && c.in(0).elems && s[0] == 1) elems = std::vector<PrimExpr>(c.in(0).elems->begin() + b[0], c.in(0).elems->begin() + std::max(b[0], e[0]));
+    Expr out = c.op("strided_slice", {ex(c.x(0)), intList(a), intList(b), intList(e), intList(s)});
+    return {{out, elems, nullptr}};
+  });
+  onnxOp("Expand", {8, 13}, [](NodeCtx& c) -> Outputs {
+    auto target = c.shapeValue(1);
+    if (!target) fail("the target shape must be known at import time");
+    // Bidirectional broadcasting: the result is the broadcast of the input's shape and the target.
+    auto in = c.dims(0);
+    size_t r = std::max(in.size(), target->size());
+    std::vector<PrimExpr> out(r);
+    for (size_t k = 0; k < r; ++k) {
+      PrimExpr a = k + in.size() >= r ? in[k + in.size() - r] : intImm(1);
+      PrimExpr t = k + target->size() >= r ? (*target)[k + target->size() - r] : intImm(1);
+      auto ti = t.as<IntImm>();
+      out[k] = ti && ti->value == 1 ? a : t;
+    }
+    return {{c.op("broadcast_to", {ex(c.x(0)), ex(shapeExpr(out))})}};
+  });
+  onnxOp("Tile", {}, [](NodeCtx& c) -> Outputs { return {{c.op("tile", {ex(c.x(0))}, {{"repeats", intList(c.requireInts(1, "repeats"))}})}}; });
+
+  onnxOp("Constant", {}, [](NodeCtx& c) -> Outputs {
+    if (auto t = c.tensorAttr("value")) return {{c.constant(t)}};
+    auto scalarOf = [&](DataType t, double v) {
+      auto a = make<NDArray>(t, std::vector<int64_t>{});
+      a->setDouble(0, v);
+      return a;
+    };
+    if (c.hasAttr("value_float")) return {{c.constant(scalarOf(DataType::float32(), c.f("value_float", 0)))}};
+    if (c.hasAttr("value_int")) {
+      auto a = make<NDArray>(DataType::int64(), std::vector<int64_t>{});
+      a->setInt(0, c.i("value_int", 0));
+      return {{c.constant(a)}};
+    }
+    if (c.hasAttr("value_floats")) {
+      auto v = c.floats("value_floats");
+      auto a = make<NDArray>(DataType::float32(), std::vector<int64_t>{int64_t(v.size())});
+      for (size_t k = 0; k < v.size(); ++k) a->setDouble(int64_t(k), v[k]);
+      return {{c.constant(a)}};
+    }
+    if (c.hasAttr("value_ints")) return {{c.ints64(c.ints("value_ints"))}};
+    fail("Constant without a supported value attribute (value, value_float(s), value_int(s))");
+  });
+  onnxOp("ConstantOfShape", {}, [](NodeCtx& c) -> Outputs {
+    auto shape = c.shapeValue(0);
+    if (!shape) fail("the shape must be known at import time");
+    NDArrayRef v = c.tensorAttr("value");
+    DataType t = v ? v->dtype : DataType::float32();
+    double fill = v && v->numel() ? v->getDouble(0) : 0.0;
+    return {{c.op("full", {ex(shapeExpr(*shape)), ex(c.scalar(fill, t))}, {{"dtype", s(t.str())}})}};
+  });
+  onnxOp("Range", {}, [](NodeCtx& c) -> Outputs {
+    auto start = c.constScalar(0), limit = c.constScalar(1), delta = c.constScalar(2);
+    if (!start || !limit || !delta) fail("Range needs constant start, limit and delta");
+    DataType t = c.dtype(0);
+    auto pv = [&](double v) {
+      PyValue p;
+      if (t.isFloat()) {
+        p.kind = PyValue::Float;
+        p.d = v;
+      } else {
+        p.kind = PyValue::Int;
+        p.i = int64_t(v);
+      }
+      return p;
+    };
+    return {{c.op("arange", {pv(*start), pv(*limit), pv(*delta)}, {{"dtype", s(t.str())}})}};
+  });
+  onnxOp("Cast", {}, [](NodeCtx& c) -> Outputs {
+    auto t = dtypeOf(int32_t(c.i("to", 0)));
+    if (!t) fail(t.error().message);
+    OValue out{c.cast(c.x(0), *t)};
+    if (t->isInt()) out.elems = c.in(0).elems;
+    return {out};
+  });
+  onnxOp("CastLike", {}, [](NodeCtx& c) -> Outputs { return {{c.cast(c.x(0), c.dtype(1))}}; });
+}
+
+}  // namespace rlx::onnx

@@ -1,0 +1,219 @@
+// Indexing and data-movement ONNX ops: Gather/GatherElements/GatherND, Scatter*/ScatterND, Where,
+// Trilu, EyeLike, OneHot, DepthToSpace/SpaceToDepth, Pad, Resize/Upsample. Negative indices wrap, as
+// ONNX defines them (TVM got this wrong for years).
+#include <cmath>
+
+#include "frontend/onnx/converter.h"
+#include "frontend/onnx/tensor.h"
+#include "ir/arith.h"
+
+namespace rlx::onnx {
+
+namespace {
+
+int64_t normAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+// idx + extent where idx < 0 (extent: a scalar or a broadcastable tensor of the index dtype).
+Expr wrapNegative(NodeCtx& c, Expr idx, Expr extent) {
+  DataType t = tensorInfo(idx)->dtype;
+  Expr neg = c.op("less", {ex(idx), ex(c.scalar(0, t))});
+  return c.op("where", {ex(neg), ex(c.op("add", {ex(idx), ex(extent)})), ex(idx)});
+}
+
+Expr dimScalar(NodeCtx& c, size_t input, int64_t axis, DataType t) {
+  auto d = c.dims(input)[size_t(axis)].as<IntImm>();
+  if (!d) fail("indexing along a symbolic dim is not supported");
+  return c.scalar(double(d->value), t);
+}
+
+// DepthToSpace / SpaceToDepth as reshape, transpose, reshape.
+Expr blockMove(NodeCtx& c, bool toSpace) {
+  auto dims = c.dims(0);
+  if (dims.size() != 4) fail("the input must be 4-D (NCHW)");
+  int64_t bs = c.i("blocksize", 0);
+  if (bs <= 0) fail("blocksize must be positive");
+  std::vector<int64_t> d;
+  for (auto& x : dims) {
+    auto imm = x.as<IntImm>();
+    if (!imm) fail("symbolic dims are not supported");
+    d.push_back(imm->value);
+  }
+  int64_t n = d[0], ch = d[1], h = d[2], w = d[3];
+  auto shape = [](std::vector<int64_t> v) {
+    std::vector<PrimExpr> out;
+    for (auto x : v) out.push_back(intImm(x));
+    return shapeExpr(out);
+  };
+  Expr x = c.x(0), t;
+  if (toSpace) {
+    bool crd = c.s("mode", "DCR") == "CRD";
+    int64_t oc = ch / (bs * bs);
+    t = crd ? c.op("reshape", {ex(x), ex(shape({n, oc, bs, bs, h, w}))}) : c.op("reshape", {ex(x), ex(shape({n, bs, bs, oc, h, w}))});
+    t = c.op("permute_dims", {ex(t)}, {{"axes", ints(crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2})}});
+    return c.op("reshape", {ex(t), ex(shape({n, oc, h * bs, w * bs}))});
+  }
+  t = c.op("reshape", {ex(x), ex(shape({n, ch, h / bs, bs, w / bs, bs}))});
+  t = c.op("permute_dims", {ex(t)}, {{"axes", ints({0, 3, 5, 1, 2, 4})}});
+  return c.op("reshape", {ex(t), ex(shape({n, ch * bs * bs, h / bs, w / bs}))});
+}
+
+}  // namespace
+
+void registerTensorConverters() {
+  onnxOp("Gather", {}, [](NodeCtx& c) -> Outputs {
+    int64_t r = c.ndim(0);
+    int64_t axis = normAxis(c.i("axis", 0), r);
+    Expr idx = c.x(1);
+    DataType it = c.dtype(1);
+    // Gathering from a shape value with constant indices keeps the elements known.
+    auto idxs = c.constInts(1);
+    if (r == 1 && c.in(0).elems && idxs && c.ndim(1) <= 1) {
+      std::vector<PrimExpr> picked;
+      int64_t n = int64_t(c.in(0).elems->size());
+      for (auto k : *idxs) {
+        if (k < -n || k >= n) fail("index " + std::to_string(k) + " is out of range");
+        picked.push_back((*c.in(0).elems)[size_t(k < 0 ? k + n : k)]);
+      }
+      Expr out = c.op("take", {ex(c.x(0)), ex(wrapNegative(c, idx, dimScalar(c, 0, 0, it)))}, {{"axis", i(0)}});
+      return {{out, c.ndim(1) == 1 ? std::optional(picked) : std::nullopt, nullptr}};
+    }
+    idx = wrapNegative(c, idx, dimScalar(c, 0, axis, it));
+    return {{c.op("take", {ex(c.x(0)), ex(idx)}, {{"axis", i(axis)}})}};
+  });
+  onnxOp("GatherElements", {}, [](NodeCtx& c) -> Outputs {
+    int64_t axis = normAxis(c.i("axis", 0), c.ndim(0));
+    Expr idx = wrapNegative(c, c.x(1), dimScalar(c, 0, axis, c.dtype(1)));
+    return {{c.op("gather_elements", {ex(c.x(0)), ex(idx)}, {{"axis", i(axis)}})}};
+  });
+  onnxOp("GatherND", {}, [](NodeCtx& c) -> Outputs {
+    return {{c.op("gather_nd", {ex(c.x(0)), ex(c.x(1))}, {{"batch_dims", i(c.i("batch_dims", 0))}})}};
+  });
+  auto scatterElements = [](NodeCtx& c) -> Outputs {
+    int64_t axis = normAxis(c.i("axis", 0), c.ndim(0));
+    std::string reduction = c.s("reduction", "none");
+    if (reduction == "none") reduction = "update";
+    Expr idx = wrapNegative(c, c.x(1), dimScalar(c, 0, axis, c.dtype(1)));
+    return {{c.op("scatter_elements", {ex(c.x(0)), ex(idx), ex(c.x(2))}, {{"axis", i(axis)}, {"reduction", s(reduction)}})}};
+  };
+  onnxOp("ScatterElements", {}, scatterElements);
+  onnxOp("Scatter", {}, scatterElements);
+  onnxOp("ScatterND", {}, [](NodeCtx& c) -> Outputs {
+    std::string reduction = c.s("reduction", "none");
+    if (reduction == "none") reduction = "update";
+    return {{c.op("scatter_nd", {ex(c.x(0)), ex(c.x(1)), ex(c.x(2))}, {{"reduction", s(reduction)}})}};
+  });
+  onnxOp("Where", {}, [](NodeCtx& c) -> Outputs { return {{c.op("where", {ex(c.x(0)), ex(c.x(1)), ex(c.x(2))})}}; });
+  onnxOp("Trilu", {}, [](NodeCtx& c) -> Outputs {
+    int64_t k = c.has(1) ? c.requireInts(1, "k").at(0) : 0;
+    return {{c.op(c.i("upper", 1) ? "triu" : "tril", {ex(c.x(0)), primValue(intImm(k))})}};
+  });
+  onnxOp("EyeLike", {}, [](NodeCtx& c) -> Outputs {
+    DataType t = c.dtype(0);
+    if (c.hasAttr("dtype")) {
+      auto d = dtypeOf(int32_t(c.i("dtype", 1)));
+      if (!d) fail(d.error().message);
+      t = *d;
+    }
+    return {{c.op("eye_like", {ex(c.x(0)), primValue(intImm(c.i("k", 0)))}, {{"dtype", s(t.str())}})}};
+  });
+  onnxOp("OneHot", {}, [](NodeCtx& c) -> Outputs {
+    auto depth = c.constScalar(1);
+    NDArrayRef values = c.constant(2);
+    if (!depth || !values || values->numel() != 2) fail("depth and values must be constants");
+    int64_t d = int64_t(*depth);
+    DataType vt = values->dtype;
+    auto prim = [&](int64_t k) { return vt.isFloat() ? floatImm(values->getDouble(k), vt) : intImm(values->getInt(k), vt); };
+    Expr idx = c.x(0);
+    if (!c.dtype(0).isInt()) idx = c.cast(idx, DataType::int64());
+    idx = wrapNegative(c, idx, c.scalar(double(d), tensorInfo(idx)->dtype));
+    return {{c.op("one_hot", {ex(idx), primValue(prim(1)), primValue(prim(0))}, {{"depth", i(d)}, {"axis", i(c.i("axis", -1))}})}};
+  });
+  onnxOp("DepthToSpace", {}, [](NodeCtx& c) -> Outputs { return {{blockMove(c, true)}}; });
+  onnxOp("SpaceToDepth", {}, [](NodeCtx& c) -> Outputs { return {{blockMove(c, false)}}; });
+  onnxOp("Pad", {1, 2, 11, 13, 18, 19, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
+    if (c.since < 2) fail("Pad version 1 is not supported");
+    int64_t r = c.ndim(0);
+    std::string mode = c.s("mode", "constant");
+    std::vector<int64_t> pads;
+    double value = 0;
+    std::vector<int64_t> axes;
+    if (c.since < 11) {
+      pads = c.ints("pads");
+      value = c.f("value", 0.0);
+    } else {
+      pads = c.requireInts(1, "pads");
+      if (c.has(2)) value = c.constScalar(2).value_or(0.0);
+      if (c.has(3)) axes = c.requireInts(3, "axes");
+    }
+    if (axes.empty())
+      for (int64_t k = 0; k < r; ++k) axes.push_back(k);
+    if (pads.size() != 2 * axes.size()) fail("pads must have twice as many values as there are padded axes");
+    // Relax's pad_width is (before, after) per dim; ONNX lists all begins, then all ends.
+    std::vector<int64_t> width(size_t(2 * r), 0);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      int64_t a = normAxis(axes[k], r);
+      width[size_t(2 * a)] = pads[k];
+      width[size_t(2 * a + 1)] = pads[k + axes.size()];
+    }
+    for (auto w : width)
+      if (w < 0) fail("negative pads (cropping) are not supported");
+    if (mode != "constant" && mode != "reflect" && mode != "edge") fail("pad mode '" + mode + "' is not supported");
+    return {{c.op("nn.pad", {ex(c.x(0))}, {{"pad_width", ints(width)}, {"pad_value", f(value)}, {"pad_mode", s(mode)}})}};
+  });
+  auto resize = [](NodeCtx& c, bool upsample) -> Outputs {
+    auto dims = c.dims(0);
+    if (dims.size() != 4) fail("only 4-D (NCHW) inputs are supported");
+    std::vector<double> scales;
+    std::optional<std::vector<int64_t>> sizes;
+    size_t scalesInput = upsample ? 1 : (c.since >= 11 ? 2 : 1);
+    if (upsample && c.since < 9) {
+      scales = c.floats("scales");
+    } else if (c.has(scalesInput) && c.constant(scalesInput) && c.constant(scalesInput)->numel() > 0) {
+      auto a = c.constant(scalesInput);
+      for (int64_t k = 0; k < a->numel(); ++k) scales.push_back(a->getDouble(k));
+    }
+    if (!upsample && c.since >= 11 && c.has(3)) sizes = c.requireInts(3, "sizes");
+    if (c.hasAttr("axes")) fail("the axes attribute is not supported");
+    std::vector<PrimExpr> out;
+    if (sizes) {
+      if (sizes->size() != 4) fail("sizes must have 4 values");
+      if ((*sizes)[0] != dims[0].as<IntImm>()->value || (*sizes)[1] != dims[1].as<IntImm>()->value) fail("resizing the batch or channel dim is not supported");
+      out = {intImm((*sizes)[2]), intImm((*sizes)[3])};
+    } else {
+      if (scales.size() != 4) fail("scales must have 4 values");
+      if (scales[0] != 1.0 || scales[1] != 1.0) fail("resizing the batch or channel dim is not supported");
+      for (int k = 2; k < 4; ++k) {
+        auto d = dims[size_t(k)].as<IntImm>();
+        if (!d) fail("symbolic spatial dims are not supported");
+        out.push_back(intImm(int64_t(std::floor(double(d->value) * scales[size_t(k)]))));
+      }
+    }
+    std::string mode = c.s("mode", "nearest");
+    std::string method = mode == "nearest" ? "nearest_neighbor" : mode == "linear" || mode == "bilinear" ? "linear" : mode == "cubic" ? "cubic" : "";
+    if (method.empty()) fail("unknown resize mode '" + mode + "'");
+    std::string coord = upsample || c.since < 11 ? "asymmetric" : c.s("coordinate_transformation_mode", "half_pixel");
+    std::string rounding = c.s("nearest_mode", "round_prefer_floor");
+    if (upsample || c.since < 11) rounding = "floor";
+    if (c.hasAttr("antialias") && c.i("antialias", 0)) fail("antialias is not supported");
+    if (c.hasAttr("keep_aspect_ratio_policy") && c.s("keep_aspect_ratio_policy", "stretch") != "stretch") fail("keep_aspect_ratio_policy other than stretch is not supported");
+    std::vector<double> roi = {0, 0, 0, 0};
+    if (coord == "tf_crop_and_resize") {
+      auto a = c.constant(1);
+      if (!a || a->numel() != 8) fail("tf_crop_and_resize needs a constant 8-value roi");
+      roi = {a->getDouble(2), a->getDouble(3), a->getDouble(6), a->getDouble(7)};
+    }
+    PyValue roiList;
+    roiList.kind = PyValue::List;
+    for (double v : roi) roiList.items.push_back(f(v));
+    return {{c.op("image.resize2d", {ex(c.x(0)), ex(shapeExpr(out))},
+                  {{"roi", roiList}, {"layout", s("NCHW")}, {"method", s(method)}, {"coordinate_transformation_mode", s(coord)}, {"rounding_method", s(rounding)},
+                   {"cubic_alpha", f(c.f("cubic_coeff_a", -0.75))}, {"cubic_exclude", i(c.i("exclude_outside", 0))}, {"extrapolation_value", f(c.f("extrapolation_value", 0.0))}})}};
+  };
+  onnxOp("Resize", {10, 11, 13, 18, 19}, [resize](NodeCtx& c) { return resize(c, false); });
+  onnxOp("Upsample", {}, [resize](NodeCtx& c) { return resize(c, true); });
+}
+
+}  // namespace rlx::onnx

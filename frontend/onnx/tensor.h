@@ -1,0 +1,25 @@
+// ONNX element types and TensorProto contents as rlx dtypes and NDArrays: raw little-endian bytes,
+// the typed repeated fields, and external data read from the side file next to the model.
+#pragma once
+#include <string>
+
+#include "frontend/onnx/proto.h"
+#include "ir/diagnostic.h"
+#include "ir/ndarray.h"
+
+namespace rlx::onnx {
+
+// The rlx dtype of an ONNX TensorProto.DataType code; an Error names unsupported ones (string,
+// complex, 4-bit types).
+Result<DataType> dtypeOf(int32_t onnxType);
+// The ONNX name of a type code ("FLOAT16"), for messages.
+std::string onnxTypeName(int32_t onnxType);
+// The ONNX type code of an rlx dtype (0 when ONNX has none).
+int32_t onnxTypeOf(DataType t);
+
+// The array a TensorProto holds. `baseDir` resolves external data (its `location` must stay inside
+// that folder). `release` frees the proto's own copy of the bytes once they are converted, so a
+// model's weights are never held twice.
+Result<NDArrayRef> toNDArray(::onnx::TensorProto& t, const std::string& baseDir, bool release = false);
+
+}  // namespace rlx::onnx
