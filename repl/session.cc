@@ -1,6 +1,7 @@
 // Session: the shell's command interpreter. Every state is kept (the IR is immutable, so this is
 // cheap); undo moves to a state's parent, and a new pass application after undo starts a branch.
 #include "repl/session.h"
+#include "frontend/load_module.h"
 
 #include <algorithm>
 #include <chrono>
@@ -96,7 +97,7 @@ std::string Session::showText(const IRModuleRef& mod, const std::string& func) c
 // Re-reads the loaded file as a new state, so the states made so far stay reachable (:diff, :undo).
 void Session::reload() {
   DiagnosticEngine diag;
-  auto mod = parseFile(loadedFile_, diag);
+  auto mod = loadModuleFile(loadedFile_, diag);
   if (!mod) {
     print(diag.render(false));
     error("not reloaded; the state stays @" + std::to_string(current_));
@@ -112,7 +113,7 @@ void Session::reload() {
 
 void Session::load(const std::string& path) {
   DiagnosticEngine diag;
-  auto mod = parseFile(path, diag);
+  auto mod = loadModuleFile(path, diag);
   if (!mod) {
     print(diag.render(false));
     error("nothing loaded; the session is unchanged");

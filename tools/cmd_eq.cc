@@ -2,6 +2,7 @@
 // On a mismatch it prints the access path and both sides, and exits 1.
 #include <cstdio>
 
+#include "frontend/load_module.h"
 #include "ir/structural_equal.h"
 #include "parser/parser.h"
 #include "tools/commands.h"
@@ -19,8 +20,8 @@ int runEq(const std::vector<std::string>& args, bool color) {
     return 2;
   }
   DiagnosticEngine diag;
-  auto a = parseFile(args[0], diag);
-  auto b = parseFile(args[1], diag);
+  auto a = loadModuleFile(args[0], diag);
+  auto b = loadModuleFile(args[1], diag);
   if (!a || !b) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 2;

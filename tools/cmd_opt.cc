@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "frontend/load_module.h"
 #include "ir/file_util.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
@@ -197,7 +198,7 @@ int runOpt(const std::vector<std::string>& args, bool color) {
     return 2;
   }
   DiagnosticEngine diag;
-  auto mod = parseFile(input, diag);
+  auto mod = loadModuleFile(input, diag);
   if (!mod) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;

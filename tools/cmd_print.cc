@@ -2,6 +2,7 @@
 // Output files are written atomically, with large constants in a safetensors sidecar.
 #include <cstdio>
 
+#include "frontend/load_module.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
 #include "printer/module_file.h"
@@ -49,7 +50,7 @@ int runPrint(const std::vector<std::string>& args, bool color) {
   bool lone = false;
   ParseOptions parseOpts;
   parseOpts.loneFunction = &lone;
-  auto mod = parseFile(input, diag, parseOpts);
+  auto mod = loadModuleFile(input, diag, parseOpts);
   if (!mod) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;
@@ -79,7 +80,7 @@ int runCheck(const std::vector<std::string>& args, bool color) {
   }
   if (args.size() != 1) return usageError("check", "expected exactly one input file");
   DiagnosticEngine diag;
-  auto mod = parseFile(args[0], diag);
+  auto mod = loadModuleFile(args[0], diag);
   if (!mod) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "frontend/load_module.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
 #include "printer/printer.h"
@@ -132,7 +133,7 @@ int runRun(const std::vector<std::string>& args, bool color) {
   if (file.empty()) return usage("missing input file");
 
   DiagnosticEngine diag;
-  auto mod = parseFile(file, diag);
+  auto mod = loadModuleFile(file, diag);
   if (!mod) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;

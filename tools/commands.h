@@ -13,5 +13,6 @@ int runOpt(const std::vector<std::string>& args, bool color);
 int runTest(const std::vector<std::string>& args, bool color);
 int runRepl(const std::vector<std::string>& args, bool color);
 int runRun(const std::vector<std::string>& args, bool color);
+int runImport(const std::vector<std::string>& args, bool color);
 
 }  // namespace rlx::tools

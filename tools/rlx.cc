@@ -25,8 +25,9 @@ commands:
   test PATH...          run golden files (input, expected output); --update re-blesses
   run FILE [NAME=INPUT]  run a function on the VM (lowering a copy first when needed)
   repl [FILE]           interactive shell: apply passes one at a time, see diffs, undo, save
+  import MODEL.onnx     import an ONNX model as a Relax module (print, or -o OUT.relax)
 
-FILE may be '-' for standard input. `rlx COMMAND --help` describes one command.
+FILE may be '-' for standard input, or an .onnx model (imported first with default options). `rlx COMMAND --help` describes one command.
 `run` and `repl` keep compiled kernels under $RLX_CACHE_DIR (default ~/.cache/rlx) for later
 processes; RLX_KERNEL_CACHE=0 turns that off.
 )";
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   if (cmd == "eq") return rlx::tools::runEq(args, color);
   if (cmd == "opt") return rlx::tools::runOpt(args, color);
   if (cmd == "test") return rlx::tools::runTest(args, color);
+  if (cmd == "import") return rlx::tools::runImport(args, color);
   // The commands that run code keep compiled kernels on disk for later processes.
   if (cmd == "repl" || cmd == "run") {
     const char* cacheSetting = std::getenv("RLX_KERNEL_CACHE");

@@ -1,0 +1,13 @@
+// One entry for every command that reads a module: TVMScript text, or a model file that an
+// importer brings in first (`.onnx` today), chosen by the file's extension.
+#pragma once
+#include <string>
+
+#include "parser/parser.h"
+
+namespace rlx {
+
+// Parses or imports `path` ("-" = stdin text); every problem becomes a diagnostic.
+IRModuleRef loadModuleFile(const std::string& path, DiagnosticEngine& diag, const ParseOptions& opts = {});
+
+}  // namespace rlx
