@@ -120,5 +120,6 @@ void registerShapeConverters();
 void registerTensorConverters();
 void registerReduceConverters();
 void registerNNConverters();
+void registerLossConverters();
 
 }  // namespace rlx::onnx

@@ -233,8 +233,11 @@ void registerNNConverters() {
   onnxOp("Dropout", {}, [](NodeCtx& c) -> Outputs {
     // Inference: the input passes through; the mask (when asked for) is all true.
     if (c.since >= 12 && c.has(2)) {
+      // Training mode with ratio 0 drops nothing; any other ratio is random and not supported.
       auto training = c.constInts(2);
-      if (!training || (!training->empty() && (*training)[0] != 0)) fail("training-mode Dropout is not supported (inference only)");
+      auto ratio = c.has(1) ? c.constScalar(1) : std::optional<double>(0.5);
+      bool dropsNothing = ratio && *ratio == 0.0;
+      if (!dropsNothing && (!training || (!training->empty() && (*training)[0] != 0))) fail("training-mode Dropout is random and not supported (inference only)");
     }
     Outputs outs = {c.in(0)};
     if (c.node.output_size() > 1 && !c.node.output(1).empty()) outs.push_back({c.op("ones", {ex(shapeExpr(c.dims(0)))}, {{"dtype", s("bool")}})});

@@ -45,6 +45,7 @@ void registerAll() {
     registerTensorConverters();
     registerReduceConverters();
     registerNNConverters();
+    registerLossConverters();
   });
 }
 
