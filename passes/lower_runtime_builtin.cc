@@ -3,7 +3,7 @@
 //   memory.alloc_storage(size, dev, scope, dtype) -> vm.alloc_storage(size, dev, "uint8", scope)
 //   memory.alloc_tensor -> vm.alloc_tensor; memory.kill_storage / kill_tensor -> vm.kill_object
 //   vm.call_tir_dyn(f, (args)) -> "vm.builtin.call_tir_dyn"(f, args...) returning R.Tuple()
-//   reshape / shape_of / tensor_to_shape -> "vm.builtin.<name>"(args...) with the call's struct info
+//   reshape / shape_of / tensor_to_shape / shape_to_tensor -> "vm.builtin.<name>"(args...) with the call's struct info
 //   make_closure(f, (args)) -> "vm.builtin.make_closure"(f, args...) returning R.Object
 //   invoke_closure(c, (args)) -> R.call_builtin_with_ctx("vm.builtin.invoke_closure", (c, args...))
 //   call_py_func(name, args) -> "vm.builtin.call_py_func"((name, args)); memory.ensure_zero_offset
@@ -50,6 +50,7 @@ class Lowerer : public BindingRewriter {
     if (op == "relax.reshape" && a.size() == 2 && sinfoOf(a[1]).is<ShapeSInfo>()) return builtinCall("vm.builtin.reshape", a, c->sinfo);
     if (op == "relax.shape_of" && a.size() == 1) return builtinCall("vm.builtin.shape_of", a, c->sinfo);
     if (op == "relax.tensor_to_shape" && a.size() == 1) return builtinCall("vm.builtin.tensor_to_shape", a, c->sinfo);
+    if (op == "relax.shape_to_tensor" && a.size() == 1) return builtinCall("vm.builtin.shape_to_tensor", a, c->sinfo);
     if (op == "relax.memory.ensure_zero_offset" && a.size() == 1) return builtinCall("vm.builtin.ensure_zero_offset", a, c->sinfo);
     if (op == "relax.make_closure") {
       auto args = flattenArgs(*c);

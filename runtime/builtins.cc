@@ -238,6 +238,16 @@ Value tensorToShape(VirtualMachine&, const Value* args, int64_t n) {
   return Value::ofShape(dims);
 }
 
+// A shape as a 1-d int64 tensor (relax.shape_to_tensor): shapes computed at run time reach tensor
+// ops this way (an ONNX Shape of a symbolic dim).
+Value shapeToTensor(VirtualMachine&, const Value* args, int64_t n) {
+  const Value& s = argOfKind(args, n, 0, Value::Shape, "a shape", "vm.builtin.shape_to_tensor");
+  std::vector<int64_t> dims = s.shapeDims();
+  auto t = make<NDArray>(DataType::int64(), std::vector<int64_t>{int64_t(dims.size())});
+  for (size_t k = 0; k < dims.size(); ++k) t->setInt(int64_t(k), dims[k]);
+  return Value::ofTensor(t);
+}
+
 Value readIfCond(VirtualMachine&, const Value* args, int64_t n) {
   const Value& c = args[0];
   if (c.kind == Value::Int) return Value::ofInt(c.i != 0);
@@ -302,6 +312,7 @@ void registerBuiltins() {
   registerPackedFunction("vm.builtin.reshape", reshape);
   registerPackedFunction("vm.builtin.shape_of", shapeOf);
   registerPackedFunction("vm.builtin.tensor_to_shape", tensorToShape);
+  registerPackedFunction("vm.builtin.shape_to_tensor", shapeToTensor);
   registerPackedFunction("vm.builtin.read_if_cond", readIfCond);
   registerPackedFunction("vm.builtin.tuple_getitem", tupleGetItem);
   registerPackedFunction("vm.builtin.make_tuple", makeTuple);

@@ -59,9 +59,9 @@ class NodeCtx {
   std::optional<std::vector<int64_t>> constInts(size_t i) const;
   std::vector<int64_t> requireInts(size_t i, const char* what) const;
   std::optional<double> constScalar(size_t i) const;
-  // The elements of a 1-D integer input as PrimExprs when every one is known (constant or
-  // symbolic), else nullopt.
-  std::optional<std::vector<PrimExpr>> shapeValue(size_t i) const;
+  // The elements of a 1-D integer input as PrimExprs: known ints, symbolic dims, or, for a value
+  // only known at run time (of known length), fresh size vars bound by tensor_to_shape + match_cast.
+  std::optional<std::vector<PrimExpr>> shapeValue(size_t i);
 
   // ---- attributes
   bool hasAttr(const char* name) const;

@@ -95,7 +95,7 @@ std::optional<double> NodeCtx::constScalar(size_t i) const {
   return a->getDouble(0);
 }
 
-std::optional<std::vector<PrimExpr>> NodeCtx::shapeValue(size_t i) const {
+std::optional<std::vector<PrimExpr>> NodeCtx::shapeValue(size_t i) {
   if (!has(i)) return std::nullopt;
   if (inputs_[i].elems) return inputs_[i].elems;
   if (auto v = constInts(i)) {
@@ -103,7 +103,17 @@ std::optional<std::vector<PrimExpr>> NodeCtx::shapeValue(size_t i) const {
     for (auto x : *v) out.push_back(intImm(x));
     return out;
   }
-  return std::nullopt;
+  auto t = tensorInfo(x(i));
+  if (!t || t->ndim != 1 || !t->dtype.isInt() || !t->dims()) return std::nullopt;
+  auto len = (*t->dims())[0].as<IntImm>();
+  if (!len) return std::nullopt;
+  Expr shape = g_.emitCall(makeCall("relax.tensor_to_shape", {x(i)}));
+  std::vector<PrimExpr> vars;
+  for (int64_t k = 0; k < len->value; ++k) vars.push_back(g_.freshDim("v"));
+  auto bound = g_.builder().emitMatchCast(shape, make<ShapeSInfo>(vars, 0), "", {});
+  if (!bound) fail(bound.error().message);
+  inputs_[i].elems = vars;
+  return vars;
 }
 
 const ::onnx::AttributeProto* NodeCtx::attr(const char* name) const {
