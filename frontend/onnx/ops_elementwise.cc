@@ -138,8 +138,21 @@ void registerElementwiseConverters() {
     return {{c.op(approx == "tanh" ? "nn.gelu_tanh" : "nn.gelu", {ex(c.x(0))})}};
   });
   onnxOp("PRelu", {}, [](NodeCtx& c) -> Outputs {
-    Expr x = c.x(0);
-    return {{where(c, c.op("less", {ex(x), ex(sc(c, 0))}), mul(c, x, c.x(1)), x)}};
+    Expr x = c.x(0), slope = c.x(1);
+    // A 1-D slope of one value per channel (what exporters write, and what PRelu meant before
+    // opset 7) applies along dim 1, not the last dim.
+    int64_t r = c.ndim(0);
+    if (c.ndim(1) == 1 && r > 2) {
+      auto sd = c.dims(1)[0].as<IntImm>();
+      auto ch = c.dims(0)[1].as<IntImm>();
+      auto last = c.dims(0)[size_t(r - 1)].as<IntImm>();
+      if (sd && ch && sd->value == ch->value && sd->value != 1 && !(last && last->value == sd->value && c.since >= 7)) {
+        std::vector<int64_t> axes;
+        for (int64_t k = 1; k + 1 < r; ++k) axes.push_back(k);
+        slope = c.op("expand_dims", {ex(slope)}, {{"axis", ints(axes)}});
+      }
+    }
+    return {{where(c, c.op("less", {ex(x), ex(sc(c, 0))}), mul(c, x, slope), x)}};
   });
   onnxOp("Shrink", {}, [](NodeCtx& c) -> Outputs {
     Expr x = c.x(0);

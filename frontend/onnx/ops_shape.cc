@@ -212,8 +212,11 @@ void registerShapeConverters() {
     for (size_t k = 0; k < r; ++k) {
       PrimExpr a = k + in.size() >= r ? in[k + in.size() - r] : intImm(1);
       PrimExpr t = k + target->size() >= r ? (*target)[k + target->size() - r] : intImm(1);
+      // A known input dim other than 1 decides (the target may only be 1 or equal there); a run-time
+      // target dim may still be 1, so it never overrides a known input dim.
       auto ti = t.as<IntImm>();
-      out[k] = ti && ti->value == 1 ? a : t;
+      auto ai = a.as<IntImm>();
+      out[k] = (ai && ai->value != 1) || (ti && ti->value == 1) ? a : t;
     }
     return {{c.op("broadcast_to", {ex(c.x(0)), ex(shapeExpr(out))})}};
   });

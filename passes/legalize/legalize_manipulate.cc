@@ -82,6 +82,10 @@ SplitSum splitMod(const SplitSum& s, const PrimExpr& divisor) {
 }  // namespace
 
 Indices reshapeIndex(const Indices& out, const std::vector<PrimExpr>& outShape, const std::vector<PrimExpr>& in) {
+  // An input with a 0-size dim has no elements: no index is ever read (and splitting the flat
+  // index by a 0 extent would divide by zero).
+  for (auto& d : in)
+    if (auto c = asIntImm(d); c && c->value == 0) return Indices(in.size(), intImm(0, out.empty() ? DataType::int64() : out[0]->dtype));
   SplitSum flat;
   for (size_t d = 0; d < out.size(); ++d) {
     PrimExpr base = out[d];
