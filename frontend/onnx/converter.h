@@ -121,5 +121,6 @@ void registerTensorConverters();
 void registerReduceConverters();
 void registerNNConverters();
 void registerLossConverters();
+void registerSequenceConverters();
 
 }  // namespace rlx::onnx

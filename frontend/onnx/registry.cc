@@ -46,6 +46,7 @@ void registerAll() {
     registerReduceConverters();
     registerNNConverters();
     registerLossConverters();
+    registerSequenceConverters();
   });
 }
 
