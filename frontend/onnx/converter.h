@@ -122,5 +122,6 @@ void registerReduceConverters();
 void registerNNConverters();
 void registerLossConverters();
 void registerSequenceConverters();
+void registerControlConverters();
 
 }  // namespace rlx::onnx

@@ -277,6 +277,55 @@ Outputs GraphImporter::expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& 
   return outs;
 }
 
+GraphImporter::Subgraph GraphImporter::convertSubgraph(const ::onnx::GraphProto& g, const std::vector<OValue>& inputs) {
+  // Outer values stay visible by name; the subgraph's own inputs and initializers shadow them.
+  std::map<std::string, OValue> scope = *scope_;
+  if (size_t(g.input_size()) != inputs.size())
+    fail("the subgraph '" + g.name() + "' takes " + std::to_string(g.input_size()) + " inputs, but " + std::to_string(inputs.size()) + " are given");
+  for (int k = 0; k < g.input_size(); ++k) scope[g.input(k).name()] = inputs[size_t(k)];
+  for (auto& t : g.initializer()) {
+    ::onnx::TensorProto copy = t;
+    auto arr = toNDArray(copy, baseDir_);
+    if (!arr) fail("subgraph initializer: " + arr.error().message);
+    std::vector<PrimExpr> dims;
+    for (auto d : (*arr)->shape) dims.push_back(intImm(d));
+    auto c = make<Constant>(*arr);
+    c->sinfo = tensorSInfo(dims, (*arr)->dtype);
+    scope[t.name()] = OValue{c, std::nullopt, nullptr};
+  }
+  auto* outer = scope_;
+  scope_ = &scope;
+  bb_.beginBlock(false);
+  Subgraph out;
+  for (int k = 0; k < g.node_size(); ++k) {
+    auto st = convertNode(g.node(k), size_t(k), scope, nullptr);
+    if (!st) {
+      bb_.endBlock();
+      scope_ = outer;
+      fail("in subgraph '" + g.name() + "': " + st.error().message);
+    }
+  }
+  for (auto& o : g.output()) {
+    auto it = scope.find(o.name());
+    if (it == scope.end() || !it->second.present()) {
+      bb_.endBlock();
+      scope_ = outer;
+      fail("the subgraph '" + g.name() + "' does not define its output '" + o.name() + "'");
+    }
+    out.outputs.push_back(it->second.expr);
+  }
+  out.block = bb_.endBlock();
+  scope_ = outer;
+  return out;
+}
+
+bool GraphImporter::hasControlFlow(const ::onnx::GraphProto& g) {
+  for (auto& n : g.node())
+    for (auto& a : n.attribute())
+      if (a.has_g() || a.graphs_size()) return true;
+  return false;
+}
+
 Result<IRModuleRef> GraphImporter::run() {
   if (model_.ir_version() < 3) return Error(source_ + ": IR version " + std::to_string(model_.ir_version()) + " is older than 3, which rlx (like TVM) does not read");
   for (auto& o : model_.opset_import()) opsets_[canonicalDomain(o.domain())] = int(o.version());
@@ -298,7 +347,10 @@ Result<IRModuleRef> GraphImporter::run() {
   }
 
   bb_.beginFunction();
-  bb_.beginBlock(true);
+  // Relax's If (and the calls that run a loop) cannot sit inside a dataflow block, and values of a
+  // dataflow block do not outlive it: a graph with subgraphs is built in one plain binding block.
+  bool dataflow = !hasControlFlow(model_.graph());
+  bb_.beginBlock(dataflow);
   std::vector<VarRef> params;
   std::vector<Attr> paramArrays;
   RLX_TRY_STATUS(addInputs(params));
@@ -318,7 +370,9 @@ Result<IRModuleRef> GraphImporter::run() {
   Expr result = outs.size() == 1 ? outs[0] : Expr(make<Tuple>(outs));
   auto nres = bb_.normalize(result);
   if (!nres) return Error(source_ + ": " + nres.error().message);
-  auto gv = bb_.emit(*nres, "gv", {}, nullptr, /*asOutput=*/true);
+  // Outside dataflow a var needs no rebinding; anything else is bound under a fresh name.
+  Result<VarRef> gv = dataflow ? bb_.emit(*nres, "gv", {}, nullptr, /*asOutput=*/true)
+                      : nres->as<Var>() ? Result<VarRef>(VarRef(nres->as<Var>())) : bb_.emit(*nres, "", {});
   if (!gv) return Error(source_ + ": " + gv.error().message);
   std::vector<BlockRef> blocks;
   if (auto b = bb_.endBlock()) blocks.push_back(b);

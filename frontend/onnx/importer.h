@@ -27,6 +27,13 @@ class GraphImporter {
   const std::string& baseDir() const { return baseDir_; }
   // Converts the nodes of a model-local function called by `node` (inline expansion).
   Outputs expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& call);
+  // Converts a subgraph (If branch, Loop/Scan body) in its own binding block: its inputs bound to
+  // `inputs`, outer values visible by name. Returns its outputs and the block they were built in.
+  struct Subgraph {
+    std::vector<Expr> outputs;
+    BlockRef block;  // null when the subgraph emitted nothing
+  };
+  Subgraph convertSubgraph(const ::onnx::GraphProto& g, const std::vector<OValue>& inputs);
 
  private:
   Status checkSupported(const ::onnx::GraphProto& g, std::vector<std::string>& problems);
@@ -36,6 +43,7 @@ class GraphImporter {
                      const std::vector<const ::onnx::AttributeProto*>* callerAttrs);
   Result<StructInfo> inputSInfo(const ::onnx::ValueInfoProto& vi, const std::string& name);
   int opsetOf(const std::string& domain) const;
+  static bool hasControlFlow(const ::onnx::GraphProto& g);
   std::string uniqueName(const std::string& raw);
   Error nodeError(const ::onnx::NodeProto& node, size_t index, const std::string& message) const;
 
@@ -45,6 +53,7 @@ class GraphImporter {
   std::map<std::string, int> opsets_;
   std::map<std::string, const ::onnx::FunctionProto*> functions_;  // "domain:name"
   std::map<std::string, OValue> values_;
+  std::map<std::string, OValue>* scope_ = &values_;  // the innermost graph's values
   std::map<std::string, PrimExpr> dims_;
   std::map<std::string, int> usedNames_;
   int freshDims_ = 0;

@@ -47,6 +47,7 @@ void registerAll() {
     registerNNConverters();
     registerLossConverters();
     registerSequenceConverters();
+    registerControlConverters();
   });
 }
 
