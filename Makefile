@@ -47,7 +47,7 @@ asan: deps
 # libFuzzer target for the parser + printer round trip (needs clang-19 and libclang-rt-19-dev).
 fuzz:
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 -DRLX_FUZZ=ON
-	cmake --build build-fuzz --target rlx_fuzz_parser -j $(JOBS)
+	cmake --build build-fuzz --target rlx_fuzz_parser rlx_fuzz_onnx -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -29,6 +29,28 @@ std::string sanitize(const std::string& raw) {
 // TVM strips "onnx::" from parameter names; exact prefix removal, not its character-set strip.
 std::string withoutOnnxPrefix(const std::string& name) { return name.rfind("onnx::", 0) == 0 ? name.substr(6) : name; }
 
+// Elements of a result whose shape is fully known; a large number when it is not (never folded).
+int64_t resultElements(const StructInfo& s) {
+  const int64_t unknown = int64_t(1) << 62;
+  if (auto t = s.as<TensorSInfo>()) {
+    auto d = t->dims();
+    if (!d) return unknown;
+    int64_t n = 1;
+    for (auto& x : *d) {
+      auto imm = x.as<IntImm>();
+      if (!imm || imm->value < 0 || (imm->value && n > unknown / imm->value)) return unknown;
+      n *= imm->value;
+    }
+    return n;
+  }
+  if (auto tup = s.as<TupleSInfo>()) {
+    int64_t n = 0;
+    for (auto& f : tup->fields) n = std::min(unknown, n + resultElements(f));
+    return n;
+  }
+  return 0;
+}
+
 int64_t numelOf(const Value& v) {
   if (v.kind == Value::Tensor) return v.tensor->numel();
   int64_t n = 0;
@@ -192,7 +214,7 @@ Expr GraphImporter::emitCall(const Expr& call) {
       total += numelOf(*v);
       args.push_back(std::move(*v));
     }
-    if (constant && total <= (1 << 16)) {
+    if (constant && total <= (1 << 16) && resultElements(c->sinfo) <= (1 << 16)) {
       auto r = evaluateCall(*c, args);
       if (r) return valueToExpr(*r);
     }

@@ -117,6 +117,10 @@ Result<Signature> readSignature(const std::string& path) {
 
 Result<Value> readValueFile(const std::string& path, const std::string& hint) {
   RLX_TRY(bytes, readAll(path));
+  return readValue(bytes, path, hint);  // external data resolves next to `path`
+}
+
+Result<Value> readValue(const std::string& bytes, const std::string& path, const std::string& hint) {
   if (hint == "sequence") {
     ::onnx::SequenceProto seq;
     RLX_TRY_STATUS(parseMessage(seq, bytes, "sequence", path));

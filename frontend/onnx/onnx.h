@@ -46,5 +46,7 @@ bool isOnnxPath(const std::string& path);
 // input_N.pb / output_N.pb): a tensor, a tuple of tensors (sequence), or an empty tuple (an empty
 // optional). `hint` says which message the file holds ("tensor", "sequence", "optional").
 Result<Value> readValueFile(const std::string& path, const std::string& hint = "tensor");
+// The same from bytes in memory (`sourceName` names them in errors).
+Result<Value> readValue(const std::string& bytes, const std::string& sourceName, const std::string& hint = "tensor");
 
 }  // namespace rlx::onnx

@@ -67,8 +67,14 @@ Result<std::string> externalPath(const std::string& location, const std::string&
   return baseDir.empty() ? location : baseDir + "/" + location;
 }
 
-// Reads `length` bytes at `offset` of the external file into `dst`.
-Status readExternal(const TP& t, const std::string& baseDir, void* dst, size_t nbytes) {
+// Where an external tensor's bytes are: the file and offset, checked to hold `nbytes` (before any
+// memory is allocated for them).
+struct ExternalSource {
+  std::string path;
+  int64_t offset = 0;
+};
+
+Result<ExternalSource> externalSource(const TP& t, const std::string& baseDir, size_t nbytes) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (auto& kv : t.external_data()) {
@@ -84,19 +90,22 @@ Status readExternal(const TP& t, const std::string& baseDir, void* dst, size_t n
   if (offset < 0) return Error("external data offset " + std::to_string(offset) + " is negative");
   if (length >= 0 && size_t(length) != nbytes)
     return Error("external data of '" + t.name() + "' has length " + std::to_string(length) + " but its shape and type need " + std::to_string(nbytes) + " bytes");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error("cannot open external data file '" + path + "': " + std::strerror(errno));
   struct stat st;
-  if (::fstat(fd, &st) != 0 || st.st_size < offset || size_t(st.st_size - offset) < nbytes) {
-    ::close(fd);
+  if (::stat(path.c_str(), &st) != 0) return Error("cannot open external data file '" + path + "': " + std::strerror(errno));
+  if (st.st_size < offset || size_t(st.st_size - offset) < nbytes)
     return Error("external data file '" + path + "' is too short: tensor '" + t.name() + "' needs " + std::to_string(nbytes) + " bytes at offset " + std::to_string(offset));
-  }
+  return ExternalSource{path, offset};
+}
+
+Status readExternal(const ExternalSource& src, void* dst, size_t nbytes) {
+  int fd = ::open(src.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error("cannot open external data file '" + src.path + "': " + std::strerror(errno));
   size_t done = 0;
   while (done < nbytes) {
-    ssize_t n = ::pread(fd, static_cast<char*>(dst) + done, nbytes - done, offset + off_t(done));
+    ssize_t n = ::pread(fd, static_cast<char*>(dst) + done, nbytes - done, src.offset + off_t(done));
     if (n <= 0) {
       ::close(fd);
-      return Error("reading external data file '" + path + "' failed at byte " + std::to_string(offset + int64_t(done)));
+      return Error("reading external data file '" + src.path + "' failed at byte " + std::to_string(src.offset + int64_t(done)));
     }
     done += size_t(n);
   }
@@ -149,26 +158,32 @@ Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release) {
     shape.push_back(d);
   }
   if (t.has_segment()) return where(Error("segmented tensors are not supported"));
-  NDArrayRef a = NDArray::uninitialized(*dt, shape);
-  if (!a) return where(Error("cannot allocate " + std::to_string(numel) + " elements"));
-  size_t nbytes = a->nbytes();
   DataType d = *dt;
+  size_t nbytes = size_t(numel) * size_t(d.bytes());
+  // Every source is checked against the shape before memory is allocated for it.
   if (t.data_location() == TP::EXTERNAL) {
-    auto st = readExternal(t, baseDir, a->data(), nbytes);
+    auto src = externalSource(t, baseDir, nbytes);
+    if (!src) return where(src.error());
+    NDArrayRef a = NDArray::uninitialized(d, shape);
+    if (!a) return where(Error("cannot allocate " + std::to_string(numel) + " elements"));
+    auto st = readExternal(*src, a->data(), nbytes);
     if (!st) return where(st.error());
     return a;
   }
   if (t.has_raw_data()) {
     if (t.raw_data().size() != nbytes)
       return where(Error("raw_data holds " + std::to_string(t.raw_data().size()) + " bytes but the shape and type need " + std::to_string(nbytes)));
+    NDArrayRef a = NDArray::uninitialized(d, shape);
+    if (!a) return where(Error("cannot allocate " + std::to_string(numel) + " elements"));
     if (nbytes) std::memcpy(a->data(), t.raw_data().data(), nbytes);
-    if (release) {
-      t.clear_raw_data();
-      std::string().swap(*t.mutable_raw_data());
-      t.clear_raw_data();
-    }
+    if (release) std::string().swap(*t.mutable_raw_data());
     return a;
   }
+  int64_t stored = d == DataType::float32() ? t.float_data_size() : d == DataType::float64() ? t.double_data_size() : d == DataType::int64() ? t.int64_data_size()
+                   : (d == DataType(DataType::UInt, 32) || d == DataType(DataType::UInt, 64)) ? t.uint64_data_size() : t.int32_data_size();
+  if (stored != numel) return where(Error("the tensor holds " + std::to_string(stored) + " values but its shape needs " + std::to_string(numel)));
+  NDArrayRef a = NDArray::uninitialized(d, shape);
+  if (!a) return where(Error("cannot allocate " + std::to_string(numel) + " elements"));
   Status st = okStatus();
   auto setInt = [](NDArray& arr, int64_t i, int64_t v) { arr.setInt(i, v); };
   auto setBits16 = [](NDArray& arr, int64_t i, int32_t v) { arr.as<uint16_t>()[i] = uint16_t(v); };
