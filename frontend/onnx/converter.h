@@ -123,5 +123,6 @@ void registerNNConverters();
 void registerLossConverters();
 void registerSequenceConverters();
 void registerControlConverters();
+void registerRecurrentConverters();
 
 }  // namespace rlx::onnx

@@ -48,6 +48,7 @@ void registerAll() {
     registerLossConverters();
     registerSequenceConverters();
     registerControlConverters();
+    registerRecurrentConverters();
   });
 }
 
