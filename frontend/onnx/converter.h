@@ -124,5 +124,6 @@ void registerLossConverters();
 void registerSequenceConverters();
 void registerControlConverters();
 void registerRecurrentConverters();
+void registerQuantizeConverters();
 
 }  // namespace rlx::onnx

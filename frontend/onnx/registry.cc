@@ -49,6 +49,7 @@ void registerAll() {
     registerSequenceConverters();
     registerControlConverters();
     registerRecurrentConverters();
+    registerQuantizeConverters();
   });
 }
 
