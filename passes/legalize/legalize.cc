@@ -31,6 +31,8 @@ void registerAll() {
     registerIndexRules();
     registerAttentionRules();
     registerSearchRules();
+    registerGatherScatterRules();
+    registerSortRules();
   });
 }
 

@@ -64,6 +64,8 @@ void registerNormRules();
 void registerIndexRules();
 void registerAttentionRules();
 void registerSearchRules();
+void registerGatherScatterRules();
+void registerSortRules();
 
 // Numpy broadcasting as topi does it: the index into `t` for output indices `out` of `outShape`
 // (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).
