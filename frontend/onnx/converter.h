@@ -125,5 +125,6 @@ void registerSequenceConverters();
 void registerControlConverters();
 void registerRecurrentConverters();
 void registerQuantizeConverters();
+void registerAttentionConverters();
 
 }  // namespace rlx::onnx

@@ -203,6 +203,20 @@ void registerNNConverters() {
     y = c.op("multiply", {ex(y), ex(channelVector(c, scale, r))});
     return {{c.op("add", {ex(y), ex(channelVector(c, bias, r))})}};
   });
+  onnxOp("RMSNormalization", {23}, [](NodeCtx& c) -> Outputs {
+    // x / sqrt(mean(x^2 over axis..end) + epsilon) * scale, computed in stash_type (float32).
+    int64_t r = c.ndim(0);
+    int64_t axis = c.i("axis", -1);
+    if (axis < 0) axis += r;
+    std::vector<int64_t> axes;
+    for (int64_t k = axis; k < r; ++k) axes.push_back(k);
+    DataType t = c.dtype(0), f32 = DataType::float32();
+    Expr x = c.cast(c.x(0), f32);
+    Expr ms = c.op("mean", {ex(c.op("multiply", {ex(x), ex(x)}))}, {{"axis", ints(axes)}, {"keepdims", b(true)}});
+    Expr inv = c.op("rsqrt", {ex(c.op("add", {ex(ms), ex(c.scalar(c.f("epsilon", 1e-5), f32))}))});
+    Expr y = c.cast(c.op("multiply", {ex(x), ex(inv)}), t);
+    return {{c.op("multiply", {ex(y), ex(c.x(1))})}};
+  });
   onnxOp("MeanVarianceNormalization", {}, [](NodeCtx& c) -> Outputs {
     auto axes = c.ints("axes", {0, 2, 3});
     return {{standardize(c, c.x(0), axes, 1e-9).first}};

@@ -50,6 +50,7 @@ void registerAll() {
     registerControlConverters();
     registerRecurrentConverters();
     registerQuantizeConverters();
+    registerAttentionConverters();
   });
 }
 
