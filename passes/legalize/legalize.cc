@@ -33,6 +33,12 @@ void registerAll() {
     registerSearchRules();
     registerGatherScatterRules();
     registerSortRules();
+    registerConvTransposeRules();
+    registerImageRules();
+    registerBitwiseRules();
+    registerQuantizeRules();
+    registerEinsumRules();
+    registerNNExtraRules();
   });
 }
 

@@ -66,6 +66,12 @@ void registerAttentionRules();
 void registerSearchRules();
 void registerGatherScatterRules();
 void registerSortRules();
+void registerConvTransposeRules();
+void registerImageRules();
+void registerBitwiseRules();
+void registerQuantizeRules();
+void registerEinsumRules();
+void registerNNExtraRules();
 
 // Numpy broadcasting as topi does it: the index into `t` for output indices `out` of `outShape`
 // (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).

@@ -1,0 +1,88 @@
+// Legalization of nn.prelu (topi's slope_broadcasted + compute stages) and nn.instance_norm (one
+// tuple reduction of sum and sum of squares over `axes`, then T_instance_norm), as topi builds them.
+#include "ir/ops/infer_util.h"
+#include "passes/legalize/legalize.h"
+
+namespace rlx::legalize {
+
+namespace {
+
+using te::Indices;
+using te::Tensor;
+
+int64_t normAxis(int64_t a, size_t nd) { return a < 0 ? a + int64_t(nd) : a; }
+
+// Select(0 < x, x, x * slope[c]) with the slope broadcast over the channel axis first (a 1-entry
+// slope is shared by every channel).
+std::vector<Tensor> prelu(Ctx& ctx) {
+  auto x = ctx.arg(0), slope = ctx.arg(1);
+  if (!x || !slope || !x->dtype().isFloat() || slope->ndim() != 1) return {};
+  int64_t axis = normAxis(ops::attrInt(ctx.call, "axis", 1), x->ndim());
+  if (axis < 0 || axis >= int64_t(x->ndim())) return {};
+  auto one = asIntImm(slope->shape()[0]);
+  bool shared = one && one->value == 1;
+  Tensor sb = ctx.kb.compute("slope_broadcasted", {x->shape()[axis]}, slope->dtype(), [&](const Indices& i) { return (*slope)({shared ? intImm(0) : i[0]}); },
+                             te::LoopNames(std::vector<std::string>{"c"}));
+  DataType t = x->dtype();
+  return {ctx.kb.compute("compute", x->shape(), t, [&](const Indices& i) {
+    PrimExpr v = (*x)(i);
+    return PrimExpr(make<Select>(te::bin(NodeKind::LT, te::constant(0, t), v), v, te::bin(NodeKind::Mul, v, sb({i[axis]}))));
+  })};
+}
+
+// As TVM, gamma and beta always apply (center / scale are not passed to topi, and the reference
+// evaluator agrees); the variance is E[x^2] - E[x]^2.
+std::vector<Tensor> instanceNorm(Ctx& ctx) {
+  auto x = ctx.arg(0), gamma = ctx.arg(1), beta = ctx.arg(2);
+  if (!x || !gamma || !beta || !x->dtype().isFloat()) return {};
+  size_t nd = x->ndim();
+  int64_t ch = normAxis(ops::attrInt(ctx.call, "channel_axis", 1), nd);
+  if (ch < 0 || ch >= int64_t(nd)) return {};
+  std::vector<bool> red(nd, false);
+  for (auto a : ops::attrInts(ctx.call, "axes")) {
+    a = normAxis(a, nd);
+    if (a < 0 || a >= int64_t(nd) || a == ch) return {};
+    red[size_t(a)] = true;
+  }
+  DataType t = x->dtype();
+  std::vector<PrimExpr> keep;
+  std::vector<te::ReduceAxis> axes;
+  PrimExpr count;
+  for (size_t d = 0; d < nd; ++d) {
+    if (!red[d]) {
+      keep.push_back(x->shape()[d]);
+      continue;
+    }
+    axes.push_back(ctx.kb.reduceAxis(x->shape()[d], "k" + std::to_string(d)));
+    count = count ? te::idxMul(count, x->shape()[d]) : x->shape()[d];
+  }
+  if (axes.empty()) return {};
+  PrimExpr n = asIntImm(count) ? te::constant(double(asIntImm(count)->value), t) : PrimExpr(make<Cast>(t, count));
+  auto sums = ctx.kb.reduceTuple(x->buf->name + "_red_temp", keep, {t, t}, axes, {te::constant(0, t), te::constant(0, t)},
+                                 [&](const Indices& s, const Indices& r, const std::vector<PrimExpr>& acc) -> std::vector<PrimExpr> {
+                                   Indices idx;
+                                   size_t si = 0, ri = 0;
+                                   for (size_t d = 0; d < nd; ++d) idx.push_back(red[d] ? r[ri++] : s[si++]);
+                                   PrimExpr v = (*x)(idx);
+                                   return {te::bin(NodeKind::Add, acc[0], v), te::bin(NodeKind::Add, acc[1], te::bin(NodeKind::Mul, v, v))};
+                                 });
+  double eps = ops::attrReal(ctx.call, "epsilon", 1e-5);
+  return {ctx.kb.compute("T_instance_norm", x->shape(), t, [&](const Indices& i) {
+    Indices s;
+    for (size_t d = 0; d < nd; ++d)
+      if (!red[d]) s.push_back(i[d]);
+    PrimExpr mean = te::bin(NodeKind::Div, sums[0](s), n);
+    PrimExpr var = te::bin(NodeKind::Sub, te::bin(NodeKind::Div, sums[1](s), n), te::bin(NodeKind::Mul, mean, mean));
+    PrimExpr v = te::bin(NodeKind::Mul, te::bin(NodeKind::Sub, (*x)(i), mean), te::call("tir.rsqrt", t, {te::bin(NodeKind::Add, var, te::constant(eps, t))}));
+    return te::bin(NodeKind::Add, te::bin(NodeKind::Mul, v, (*gamma)({i[size_t(ch)]})), (*beta)({i[size_t(ch)]}));
+  }, "ax")};
+}
+
+}  // namespace
+
+void registerNNExtraRules() {
+  registerRule("relax.nn.prelu", "prelu", prelu);
+  registerRule("relax.nn.instance_norm", "instance_norm", instanceNorm);
+}
+
+}  // namespace rlx::legalize
