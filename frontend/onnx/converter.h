@@ -126,5 +126,6 @@ void registerControlConverters();
 void registerRecurrentConverters();
 void registerQuantizeConverters();
 void registerAttentionConverters();
+void registerMiscConverters();
 
 }  // namespace rlx::onnx

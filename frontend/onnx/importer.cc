@@ -3,6 +3,7 @@
 // become main's result. Errors name the file and the node; all unsupported ops come in one error.
 #include "frontend/onnx/importer.h"
 
+#include <algorithm>
 #include <set>
 
 #include "frontend/onnx/registry.h"
@@ -83,6 +84,13 @@ std::string GraphImporter::uniqueName(const std::string& raw) {
   return name;
 }
 
+void GraphImporter::noteNeededValue(const std::string& name) {
+  if (!options_.neededInputs) return;
+  if (std::find(graphInputs_.begin(), graphInputs_.end(), name) == graphInputs_.end()) return;
+  auto& v = *options_.neededInputs;
+  if (std::find(v.begin(), v.end(), name) == v.end()) v.push_back(name);
+}
+
 PrimExpr GraphImporter::dimVar(const std::string& name) {
   auto it = dims_.find(name);
   if (it != dims_.end()) return it->second;
@@ -150,8 +158,22 @@ Status GraphImporter::addInputs(std::vector<VarRef>& params) {
     for (auto& vi : model_.graph().input()) found |= vi.name() == name;
     if (!found) return Error("shape_dict names '" + name + "', which is not an input of " + source_);
   }
+  for (auto& [name, value] : options_.inputValues) {
+    bool found = false;
+    for (auto& vi : model_.graph().input()) found |= vi.name() == name;
+    if (!found) return Error("a value is given for '" + name + "', which is not an input of " + source_);
+  }
   for (auto& vi : model_.graph().input()) {
     if (inits.count(vi.name())) continue;  // IR < 4 lists initializers among the inputs
+    graphInputs_.push_back(vi.name());
+    if (auto it = options_.inputValues.find(vi.name()); it != options_.inputValues.end()) {
+      std::vector<PrimExpr> dims;
+      for (auto d : it->second->shape) dims.push_back(intImm(d));
+      auto c = make<Constant>(it->second);
+      c->sinfo = tensorSInfo(dims, it->second->dtype);
+      values_[vi.name()] = OValue{c, std::nullopt, nullptr};
+      continue;
+    }
     std::string name = uniqueName(vi.name());
     RLX_TRY(sinfo, inputSInfo(vi, name));
     auto v = make<Var>(name, sinfo);

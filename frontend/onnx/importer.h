@@ -25,6 +25,8 @@ class GraphImporter {
   // A fresh symbolic dim (data-dependent sizes, anonymous dims).
   PrimExpr freshDim(const std::string& hint);
   const std::string& baseDir() const { return baseDir_; }
+  // A converter wanted the value of `name`; recorded when it is a graph input (see neededInputs).
+  void noteNeededValue(const std::string& name);
   // Converts the nodes of a model-local function called by `node` (inline expansion).
   Outputs expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& call);
   // Converts a subgraph (If branch, Loop/Scan body) in its own binding block: its inputs bound to
@@ -56,6 +58,7 @@ class GraphImporter {
   std::map<std::string, OValue>* scope_ = &values_;  // the innermost graph's values
   std::map<std::string, PrimExpr> dims_;
   std::map<std::string, int> usedNames_;
+  std::vector<std::string> graphInputs_;
   int freshDims_ = 0;
   BlockBuilder bb_;
 };

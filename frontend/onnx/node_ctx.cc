@@ -60,6 +60,7 @@ NDArrayRef NodeCtx::constant(size_t i) const {
   if (!has(i)) return nullptr;
   if (inputs_[i].known) return inputs_[i].known;
   if (auto c = inputs_[i].expr.as<Constant>()) return c->data;
+  if (!inputs_[i].elems) g_.noteNeededValue(node.input(int(i)));
   return nullptr;
 }
 

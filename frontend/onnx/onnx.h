@@ -24,6 +24,13 @@ struct ImportOptions {
   bool keepParamsInInput = false;
   // Graph input names become valid identifiers ('.' -> '_', a leading non-letter gets "input_").
   bool sanitizeInputNames = true;
+  // Graph inputs fixed to a value: they become constants instead of parameters of main (TVM's
+  // BindParams applied to inputs). This is how a model whose axes, pads, k, shape... arrive as
+  // inputs is specialized on their values, since Relax needs those statically.
+  std::map<std::string, NDArrayRef> inputValues;
+  // When set, filled with the graph inputs whose values a converter needed at import (and did not
+  // have): binding them through inputValues lets the import go through.
+  std::vector<std::string>* neededInputs = nullptr;
 };
 
 // Imports the model in `path` (external-data files are read relative to its folder). Every

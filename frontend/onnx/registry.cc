@@ -51,6 +51,7 @@ void registerAll() {
     registerRecurrentConverters();
     registerQuantizeConverters();
     registerAttentionConverters();
+    registerMiscConverters();
   });
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@
 namespace rlx {
 
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+// Vector widths follow the host: LLVM prefers 256-bit vectors on Intel AVX-512 parts, 512 on Zen 5.
+inline bool matches(const std::string& s, const std::string& pattern) { return std::regex_search(s, std::regex(pattern)); }
 
 // The PrimFuncs of `main(params) { bindings }` after LegalizeOps, FuseOps and FuseTIR.
 inline std::vector<PrimFuncRef> lower(const std::string& params, const std::string& bindings) {

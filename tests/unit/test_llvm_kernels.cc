@@ -584,8 +584,8 @@ def rows(x: T.Buffer((T.int64(4), T.int64(8), T.int64(64)), "float32"), mx: T.Bu
 )");
   auto ir = emitLLVM(rows, "rows");
   REQUIRE(ir.ok());
-  CHECK(contains(*ir, "@llvm.vector.reduce.fmaximum.v16f32"));
-  CHECK(contains(*ir, "fadd reassoc nsz <16 x float>"));
+  CHECK(matches(*ir, R"(@llvm\.vector\.reduce\.fmaximum\.v(8|16)f32)"));
+  CHECK(matches(*ir, "fadd reassoc nsz <(8|16) x float>"));
   CHECK(!contains(*ir, "gather"));
   CHECK(agree(rows, {filled(DataType::float32(), {4, 8, 64}, 3), zeros({4, 8}), zeros({4, 8})}) == "");
 
@@ -601,7 +601,7 @@ def keep(x: T.Buffer((T.int64(8), T.int64(64)), "float32"), s: T.Buffer((T.int64
 )");
   ir = emitLLVM(keep, "keep");
   REQUIRE(ir.ok());
-  CHECK(contains(*ir, "fadd reassoc nsz <16 x float>"));
+  CHECK(matches(*ir, "fadd reassoc nsz <(8|16) x float>"));
   CHECK(agree(keep, {filled(DataType::float32(), {8, 64}, 6), zeros({8, 1})}) == "");
 
   // A column sum: the load runs along j, so k moves outside j and each sum keeps k's order exactly.
@@ -616,7 +616,7 @@ def cols(x: T.Buffer((T.int64(4), T.int64(64), T.int64(32)), "float32"), s: T.Bu
 )");
   ir = emitLLVM(cols, "cols");
   REQUIRE(ir.ok());
-  CHECK(contains(*ir, "fadd <16 x float>"));
+  CHECK(matches(*ir, "fadd <(8|16) x float>"));
   CHECK(!contains(*ir, "reassoc"));
   std::vector<TirArg> args = {filled(DataType::float32(), {4, 64, 32}, 5), zeros({4, 32})};
   std::vector<TirArg> mine = {copyOf(args[0].array), zeros({4, 32})};

@@ -1,0 +1,139 @@
+// Less common ONNX ops composed from Relax ops: Lp pooling and normalization, CumProd, Swish,
+// ReverseSequence, GridSample, CenterCropPad and the Optional ops (an absent optional is an
+// absent value, known at import).
+#include <cmath>
+
+#include "frontend/onnx/converter.h"
+
+namespace rlx::onnx {
+
+namespace {
+
+Expr powScalar(NodeCtx& c, Expr x, double p) { return c.op("power", {ex(x), ex(c.scalar(p, tensorInfo(x)->dtype))}); }
+
+}  // namespace
+
+void registerMiscConverters() {
+  onnxOp("LpPool", {2, 11, 18, 22}, [](NodeCtx& c) -> Outputs {
+    // (sum over the window of |x|^p)^(1/p): an average pool counting padding, times the window size.
+    double p = double(c.i("p", 2));
+    auto kernel = c.ints("kernel_shape");
+    size_t n = kernel.size();
+    if (n < 1 || n > 3 || int64_t(n) + 2 != c.ndim(0)) fail("kernel_shape must match the spatial rank (1 to 3)");
+    if (c.s("auto_pad", "NOTSET") != "NOTSET") fail("auto_pad is not supported for LpPool");
+    auto strides = c.ints("strides", std::vector<int64_t>(n, 1)), dil = c.ints("dilations", std::vector<int64_t>(n, 1));
+    auto pads = c.ints("pads", std::vector<int64_t>(2 * n, 0));
+    int64_t window = 1;
+    for (auto k : kernel) window *= k;
+    const char* layouts[] = {"NCW", "NCHW", "NCDHW"};
+    Expr pooled = c.op("nn.avg_pool" + std::to_string(n) + "d", {ex(powScalar(c, c.op("abs", {ex(c.x(0))}), p))},
+                       {{"pool_size", ints(kernel)}, {"strides", ints(strides)}, {"padding", ints(pads)}, {"dilation", ints(dil)}, {"ceil_mode", b(c.i("ceil_mode", 0))},
+                        {"count_include_pad", b(true)}, {"layout", s(layouts[n - 1])}});
+    Expr sum = c.op("multiply", {ex(pooled), ex(c.scalar(double(window), c.dtype(0)))});
+    return {{powScalar(c, sum, 1.0 / p)}};
+  });
+  onnxOp("GlobalLpPool", {2, 22}, [](NodeCtx& c) -> Outputs {
+    double p = double(c.i("p", 2));
+    std::vector<int64_t> axes;
+    for (int64_t k = 2; k < c.ndim(0); ++k) axes.push_back(k);
+    Expr sum = c.op("sum", {ex(powScalar(c, c.op("abs", {ex(c.x(0))}), p))}, {{"axis", ints(axes)}, {"keepdims", b(true)}});
+    return {{powScalar(c, sum, 1.0 / p)}};
+  });
+  onnxOp("LpNormalization", {1, 22}, [](NodeCtx& c) -> Outputs {
+    int64_t p = c.i("p", 2);
+    if (p != 1 && p != 2) fail("p must be 1 or 2");
+    int64_t axis = c.i("axis", -1);
+    Expr a = c.op("abs", {ex(c.x(0))});
+    Expr norm = p == 1 ? c.op("sum", {ex(a)}, {{"axis", ints({axis})}, {"keepdims", b(true)}})
+                       : c.op("sqrt", {ex(c.op("sum", {ex(c.op("multiply", {ex(a), ex(a)}))}, {{"axis", ints({axis})}, {"keepdims", b(true)}}))});
+    return {{c.op("divide", {ex(c.x(0)), ex(norm)})}};
+  });
+  onnxOp("CumProd", {26}, [](NodeCtx& c) -> Outputs {
+    auto ax = c.requireInts(1, "axis");
+    if (ax.size() != 1) fail("axis must hold one value");
+    int64_t r = c.ndim(0), axis = ax[0] < 0 ? ax[0] + r : ax[0];
+    bool exclusive = c.i("exclusive", 0), reverse = c.i("reverse", 0);
+    Expr x = c.x(0);
+    if (reverse) x = c.op("flip", {ex(x)}, {{"axis", i(axis)}});
+    Expr y = c.op("cumprod", {ex(x)}, {{"axis", i(axis)}, {"exclusive", b(exclusive)}});
+    if (reverse) y = c.op("flip", {ex(y)}, {{"axis", i(axis)}});
+    return {{y}};
+  });
+  onnxOp("Swish", {24}, [](NodeCtx& c) -> Outputs {
+    Expr x = c.x(0);
+    Expr scaled = c.op("multiply", {ex(x), ex(c.scalar(c.f("alpha", 1.0), c.dtype(0)))});
+    return {{c.op("multiply", {ex(x), ex(c.op("sigmoid", {ex(scaled)}))})}};
+  });
+  onnxOp("ReverseSequence", {10}, [](NodeCtx& c) -> Outputs {
+    // out[t, b] = x[len[b] - 1 - t, b] for t < len[b], else x[t, b]: a gather along the time axis.
+    int64_t timeAxis = c.i("time_axis", 0), batchAxis = c.i("batch_axis", 1);
+    auto d = c.dims(0);
+    int64_t r = int64_t(d.size());
+    auto steps = d[size_t(timeAxis)].as<IntImm>();
+    if (!steps) fail("the time dim must be known");
+    auto iotaArr = make<NDArray>(DataType::int64(), std::vector<int64_t>{steps->value});
+    for (int64_t t = 0; t < steps->value; ++t) iotaArr->setInt(t, t);
+    // Time indices along timeAxis and lengths along batchAxis, both broadcasting against x.
+    Expr t2 = c.op("reshape", {ex(c.constant(iotaArr)), ex(shapeExpr([&] {
+                               std::vector<PrimExpr> s(size_t(r), intImm(1));
+                               s[size_t(timeAxis)] = intImm(steps->value);
+                               return s;
+                             }()))});
+    Expr lens = c.cast(c.x(1), DataType::int64());
+    std::vector<PrimExpr> ls(size_t(r), intImm(1));
+    ls[size_t(batchAxis)] = d[size_t(batchAxis)];
+    lens = c.op("reshape", {ex(lens), ex(shapeExpr(ls))});
+    Expr rev = c.op("subtract", {ex(c.op("subtract", {ex(lens), ex(c.scalar(1, DataType::int64()))})), ex(t2)});
+    Expr idx = c.op("where", {ex(c.op("less", {ex(t2), ex(lens)})), ex(rev), ex(t2)});
+    idx = c.op("broadcast_to", {ex(idx), ex(shapeExpr(d))});
+    return {{c.op("gather_elements", {ex(c.x(0)), ex(idx)}, {{"axis", i(timeAxis)}})}};
+  });
+  onnxOp("GridSample", {16, 20, 22}, [](NodeCtx& c) -> Outputs {
+    if (c.ndim(0) != 4) fail("only 4-D (NCHW) inputs are supported");
+    std::string mode = c.s("mode", c.since >= 20 ? "linear" : "bilinear");
+    std::string method = mode == "linear" || mode == "bilinear" ? "bilinear" : mode == "nearest" ? "nearest" : mode == "cubic" || mode == "bicubic" ? "bicubic" : "";
+    if (method.empty()) fail("unknown mode '" + mode + "'");
+    std::string padding = c.s("padding_mode", "zeros");
+    return {{c.op("image.grid_sample", {ex(c.x(0)), ex(c.x(1))},
+                  {{"method", s(method)}, {"layout", s("NCHW")}, {"padding_mode", s(padding)}, {"align_corners", b(c.i("align_corners", 0))}})}};
+  });
+  onnxOp("CenterCropPad", {18}, [](NodeCtx& c) -> Outputs {
+    auto target = c.requireInts(1, "shape");
+    auto d = c.dims(0);
+    int64_t r = int64_t(d.size());
+    std::vector<int64_t> axes = c.ints("axes");
+    if (axes.empty())
+      for (int64_t k = 0; k < r; ++k) axes.push_back(k);
+    if (axes.size() != target.size()) fail("shape must have one value per axis");
+    Expr x = c.x(0);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      int64_t a = axes[k] < 0 ? axes[k] + r : axes[k];
+      auto cur = d[size_t(a)].as<IntImm>();
+      if (!cur) fail("the cropped or padded dims must be known");
+      int64_t want = target[k], have = cur->value;
+      if (want < have) {
+        // Crop: keep the centre, the extra element (odd difference) coming off the end.
+        int64_t start = (have - want) / 2;
+        x = c.op("strided_slice", {ex(x), ints({a}), ints({start}), ints({start + want}), ints({1})});
+      } else if (want > have) {
+        std::vector<int64_t> width(size_t(2 * r), 0);
+        width[size_t(2 * a)] = (want - have) / 2;
+        width[size_t(2 * a + 1)] = want - have - (want - have) / 2;
+        x = c.op("nn.pad", {ex(x)}, {{"pad_width", ints(width)}, {"pad_value", f(0.0)}, {"pad_mode", s("constant")}});
+      }
+    }
+    return {{x}};
+  });
+  onnxOp("Optional", {15}, [](NodeCtx& c) -> Outputs { return {c.has(0) ? c.in(0) : OValue{}}; });
+  onnxOp("OptionalHasElement", {15, 18}, [](NodeCtx& c) -> Outputs {
+    auto a = make<NDArray>(DataType::boolean(), std::vector<int64_t>{});
+    a->setInt(0, c.has(0) ? 1 : 0);
+    return {{c.constant(a)}};
+  });
+  onnxOp("OptionalGetElement", {15, 18}, [](NodeCtx& c) -> Outputs {
+    if (!c.has(0)) fail("the optional is empty");
+    return {c.in(0)};
+  });
+}
+
+}  // namespace rlx::onnx
