@@ -12,6 +12,7 @@
 #include "ir/arith.h"
 #include "ir/structural_equal.h"
 #include "ir/struct_info.h"
+#include "ir/ops/infer_util.h"
 #include "passes/binding_rewriter.h"
 #include "passes/legalize/legalize.h"
 #include "passes/op_builder.h"
@@ -59,9 +60,15 @@ class Legalizer : public BindingRewriter {
   // Ops the runtime implements as packed functions (TVM's FCallPacked attribute) become calls of
   // that function: `R.print(x, format=f)` -> `R.call_packed("relax.run.print", f, x, ...)`.
   static Expr packedCall(const Call& c) {
-    static const std::map<std::string, std::string> packed = {{"relax.print", "relax.run.print"}, {"relax.assert_op", "relax.run.assert_op"}};
+    static const std::map<std::string, std::string> packed = {{"relax.print", "relax.run.print"},
+                                                                {"relax.assert_op", "relax.run.assert_op"},
+                                                                {"relax.unique", "relax.run.unique"},
+                                                                {"relax.nonzero", "relax.run.nonzero"},
+                                                                {"relax.vision.all_class_non_max_suppression", "relax.run.all_class_non_max_suppression"}};
     auto it = packed.find(c.opName());
     if (it == packed.end()) return nullptr;
+    // The host function takes no attrs: only the default (ONNX) output format goes there.
+    if (c.opName() == "relax.vision.all_class_non_max_suppression" && ops::attrString(c, "output_format", "onnx") != "onnx") return nullptr;
     return make<Call>(make<ExternFunc>(it->second), c.args, nullptr, std::vector<StructInfo>{c.sinfo});
   }
 

@@ -1,6 +1,10 @@
 // The packed functions ops legalize to (TVM's FCallPacked): relax.run.print and
-// relax.run.assert_op, formatting their values into a Python-style "{}" format string.
+// relax.run.assert_op (Python-style "{}" formats), relax.run.unique and relax.run.nonzero.
 #include <fmt/format.h>
+
+#include "ir/block_builder.h"
+#include "ir/eval.h"
+#include "ir/op.h"
 
 #include "runtime/format.h"
 #include "runtime/vm.h"
@@ -64,11 +68,55 @@ Value assertOp(VirtualMachine&, const Value* args, int64_t n) {
   return Value();
 }
 
+// A concrete argument as an expression, so that the op's struct info can be inferred from it.
+Expr asArgument(const rlx::Value& v) {
+  if (v.kind == rlx::Value::Tensor) {
+    auto c = make<Constant>(v.tensor);
+    std::vector<PrimExpr> dims;
+    for (auto d : v.tensor->shape) dims.push_back(intImm(d));
+    c->sinfo = tensorSInfo(dims, v.tensor->dtype);
+    return c;
+  }
+  if (v.kind == rlx::Value::Prim) return make<PrimValue>(v.dtype.isFloat() ? floatImm(v.f, v.dtype) : intImm(v.i, v.dtype));
+  return nullptr;
+}
+
+// An op whose result shape depends on its input's values (unique, nonzero, non-maximum
+// suppression) has no kernel: like TVM's numpy-backed relax.run.* functions it runs host code,
+// here the reference evaluator's, on a call whose struct info is inferred from the values.
+PackedFn evaluatorOf(const std::string& opName) {
+  return [opName](VirtualMachine&, const Value* args, int64_t n) -> Value {
+    const EvalFn* fn = findEval(opName);
+    if (!fn) throwVMError("no host implementation of " + opName);
+    std::vector<rlx::Value> in;
+    std::vector<Expr> exprs;
+    for (int64_t k = 0; k < n; ++k) {
+      rlx::Value v;
+      std::string err;
+      if (!toEvalValue(args[k], v, err)) throwVMError(opName + ": argument " + std::to_string(k) + ": " + err);
+      Expr e = asArgument(v);
+      if (!e) throwVMError(opName + ": argument " + std::to_string(k) + " is " + v.describe() + ", not a tensor or scalar");
+      exprs.push_back(e);
+      in.push_back(std::move(v));
+    }
+    Call call(opRef(opName), exprs, nullptr, {});
+    auto sinfo = inferCallSInfo(call);
+    if (!sinfo) throwVMError(sinfo.error().message);
+    call.sinfo = *sinfo;
+    auto out = (*fn)(call, in);
+    if (!out) throwVMError(out.error().message);
+    return fromEvalValue(*out);
+  };
+}
+
 }  // namespace
 
 void registerRunBuiltins() {
   registerPackedFunction("relax.run.print", print);
   registerPackedFunction("relax.run.assert_op", assertOp);
+  registerPackedFunction("relax.run.unique", evaluatorOf("relax.unique"));
+  registerPackedFunction("relax.run.nonzero", evaluatorOf("relax.nonzero"));
+  registerPackedFunction("relax.run.all_class_non_max_suppression", evaluatorOf("relax.vision.all_class_non_max_suppression"));
 }
 
 }  // namespace rlx::vm

@@ -31,6 +31,9 @@ struct OValue {
   Expr expr;
   std::optional<std::vector<PrimExpr>> elems;
   NDArrayRef known;  // the value of an initializer kept as a parameter (for shape logic)
+  // The graph inputs this value is computed from (empty for constants): a converter that needs
+  // the value at import names them as inputs to specialize on.
+  std::vector<std::string> fromInputs;
   bool present() const { return bool(expr); }
 };
 
@@ -62,6 +65,8 @@ class NodeCtx {
   // The elements of a 1-D integer input as PrimExprs: known ints, symbolic dims, or, for a value
   // only known at run time (of known length), fresh size vars bound by tensor_to_shape + match_cast.
   std::optional<std::vector<PrimExpr>> shapeValue(size_t i);
+  // Whether an element of a shape value is only known at run time (see shapeValue).
+  bool isRunTimeDim(const PrimExpr& e) const;
 
   // ---- attributes
   bool hasAttr(const char* name) const;
@@ -101,6 +106,8 @@ using build::i;
 using build::ints;
 using build::s;
 PyValue primValue(PrimExpr e);
+// An ONNX axis in [-rank, rank) as a non-negative one; out of range fails the node.
+int64_t normAxis(int64_t axis, int64_t rank);
 Expr shapeExpr(const std::vector<PrimExpr>& dims);
 StructInfo sinfoOfExpr(const Expr& e);
 const TensorSInfo* tensorInfo(const Expr& e);
@@ -127,5 +134,7 @@ void registerRecurrentConverters();
 void registerQuantizeConverters();
 void registerAttentionConverters();
 void registerMiscConverters();
+void registerTrainingConverters();
+void registerDataDependentConverters();
 
 }  // namespace rlx::onnx

@@ -84,11 +84,17 @@ std::string GraphImporter::uniqueName(const std::string& raw) {
   return name;
 }
 
-void GraphImporter::noteNeededValue(const std::string& name) {
+void GraphImporter::noteNeededValue(const OValue& value) {
   if (!options_.neededInputs) return;
-  if (std::find(graphInputs_.begin(), graphInputs_.end(), name) == graphInputs_.end()) return;
   auto& v = *options_.neededInputs;
-  if (std::find(v.begin(), v.end(), name) == v.end()) v.push_back(name);
+  for (auto& name : value.fromInputs)
+    if (std::find(v.begin(), v.end(), name) == v.end()) v.push_back(name);
+}
+
+PrimExpr GraphImporter::runTimeDim() {
+  PrimExpr v = freshDim("v");
+  runTimeDims_.insert(v.get());
+  return v;
 }
 
 PrimExpr GraphImporter::dimVar(const std::string& name) {
@@ -178,7 +184,7 @@ Status GraphImporter::addInputs(std::vector<VarRef>& params) {
     RLX_TRY(sinfo, inputSInfo(vi, name));
     auto v = make<Var>(name, sinfo);
     params.push_back(v);
-    values_[vi.name()] = OValue{v, std::nullopt, nullptr};
+    values_[vi.name()] = OValue{v, std::nullopt, nullptr, {vi.name()}};
   }
   return okStatus();
 }
@@ -294,10 +300,16 @@ Status GraphImporter::convertNode(const ::onnx::NodeProto& node, size_t index, s
   } catch (const ImportError& e) {
     return nodeError(*n, index, e.what());
   }
+  std::vector<std::string> fromInputs;
+  for (auto& name : n->input())
+    if (auto it = scope.find(name); !name.empty() && it != scope.end())
+      for (auto& g : it->second.fromInputs)
+        if (std::find(fromInputs.begin(), fromInputs.end(), g) == fromInputs.end()) fromInputs.push_back(g);
   for (int i = 0; i < n->output_size(); ++i) {
     if (n->output(i).empty()) continue;
     if (size_t(i) >= outs.size() || !outs[size_t(i)].present()) return nodeError(*n, index, "output " + std::to_string(i) + " ('" + n->output(i) + "') is not produced by rlx's conversion");
-    scope[n->output(i)] = outs[size_t(i)];
+    OValue& out = scope[n->output(i)] = outs[size_t(i)];
+    if (!out.expr.as<Constant>() && !out.known && out.fromInputs.empty()) out.fromInputs = fromInputs;
   }
   return okStatus();
 }

@@ -3,6 +3,7 @@
 // converter table, with every value's static knowledge (constants, shape values) kept alongside.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,13 @@ class GraphImporter {
   // A fresh symbolic dim (data-dependent sizes, anonymous dims).
   PrimExpr freshDim(const std::string& hint);
   const std::string& baseDir() const { return baseDir_; }
-  // A converter wanted the value of `name`; recorded when it is a graph input (see neededInputs).
-  void noteNeededValue(const std::string& name);
+  // A converter wanted a value it could not know at import: the graph inputs it is computed from
+  // are recorded (see neededInputs).
+  void noteNeededValue(const OValue& value);
+  // A fresh var for an element of a shape value known only at run time (it may be 0 or -1 where
+  // ONNX gives those a meaning), and whether a dim is one.
+  PrimExpr runTimeDim();
+  bool isRunTimeDim(const PrimExpr& e) const { return runTimeDims_.count(e.get()) > 0; }
   // Converts the nodes of a model-local function called by `node` (inline expansion).
   Outputs expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& call);
   // Converts a subgraph (If branch, Loop/Scan body) in its own binding block: its inputs bound to
@@ -60,6 +66,7 @@ class GraphImporter {
   std::map<std::string, int> usedNames_;
   std::vector<std::string> graphInputs_;
   int freshDims_ = 0;
+  std::set<const Object*> runTimeDims_;
   BlockBuilder bb_;
 };
 

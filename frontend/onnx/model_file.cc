@@ -97,6 +97,28 @@ Result<IRModuleRef> fromOnnxFile(const std::string& path, const ImportOptions& o
   return importer.run();
 }
 
+Result<IRModuleRef> fromOnnxFileSpecializing(const std::string& path, ImportOptions options,
+                                             const std::map<std::string, NDArrayRef>& available,
+                                             std::vector<std::string>* bound) {
+  std::vector<std::string> needed;
+  options.neededInputs = &needed;
+  while (true) {
+    auto mod = fromOnnxFile(path, options);
+    if (mod) {
+      if (bound)
+        for (auto& [name, value] : options.inputValues) bound->push_back(name);
+      return mod;
+    }
+    // Bind what the failed import asked for; stop when it asked for nothing new that we have.
+    bool more = false;
+    for (auto& name : needed)
+      if (!options.inputValues.count(name))
+        if (auto it = available.find(name); it != available.end()) options.inputValues[name] = it->second, more = true;
+    if (!more) return mod;
+    needed.clear();
+  }
+}
+
 Result<Signature> readSignature(const std::string& path) {
   RLX_TRY(bytes, readAll(path));
   ::onnx::ModelProto model;

@@ -60,7 +60,7 @@ NDArrayRef NodeCtx::constant(size_t i) const {
   if (!has(i)) return nullptr;
   if (inputs_[i].known) return inputs_[i].known;
   if (auto c = inputs_[i].expr.as<Constant>()) return c->data;
-  if (!inputs_[i].elems) g_.noteNeededValue(node.input(int(i)));
+  if (!inputs_[i].elems) g_.noteNeededValue(inputs_[i]);
   return nullptr;
 }
 
@@ -110,12 +110,19 @@ std::optional<std::vector<PrimExpr>> NodeCtx::shapeValue(size_t i) {
   if (!len) return std::nullopt;
   Expr shape = g_.emitCall(makeCall("relax.tensor_to_shape", {x(i)}));
   std::vector<PrimExpr> vars;
-  for (int64_t k = 0; k < len->value; ++k) vars.push_back(g_.freshDim("v"));
+  for (int64_t k = 0; k < len->value; ++k) vars.push_back(g_.runTimeDim());
   auto bound = g_.builder().emitMatchCast(shape, make<ShapeSInfo>(vars, 0), "", {});
   if (!bound) fail(bound.error().message);
   inputs_[i].elems = vars;
   return vars;
 }
+
+int64_t normAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+bool NodeCtx::isRunTimeDim(const PrimExpr& e) const { return g_.isRunTimeDim(e); }
 
 const ::onnx::AttributeProto* NodeCtx::attr(const char* name) const {
   for (auto& a : node.attribute())

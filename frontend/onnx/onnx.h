@@ -36,6 +36,13 @@ struct ImportOptions {
 // Imports the model in `path` (external-data files are read relative to its folder). Every
 // problem is one Error naming the file and the node (or byte offset) where it was found.
 Result<IRModuleRef> fromOnnxFile(const std::string& path, const ImportOptions& options = {});
+// Imports `path`; when that fails for want of the values of graph inputs that `available` holds
+// (a Reshape's shape, Slice's ends, TopK's k given as inputs), binds those as constants and
+// imports again, until it goes through or nothing more can be bound. `bound` (optional) receives
+// the names of the inputs that were bound.
+Result<IRModuleRef> fromOnnxFileSpecializing(const std::string& path, ImportOptions options,
+                                             const std::map<std::string, NDArrayRef>& available,
+                                             std::vector<std::string>* bound = nullptr);
 // Imports a serialized ModelProto held in memory; `baseDir` resolves external data.
 Result<IRModuleRef> fromOnnxBytes(const std::string& bytes, const std::string& sourceName, const std::string& baseDir, const ImportOptions& options = {});
 

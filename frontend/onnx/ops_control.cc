@@ -60,7 +60,7 @@ void registerControlConverters() {
     int64_t steps = -1;
     for (size_t j = 0; j < m; ++j) {
       int64_t r = c.ndim(n + j);
-      if (inAxes[j] < 0) inAxes[j] += r;
+      inAxes[j] = normAxis(inAxes[j], r);
       auto d = c.dims(n + j)[size_t(inAxes[j])].as<IntImm>();
       if (!d) fail("Scan over a symbolic length is not supported");
       if (steps >= 0 && d->value != steps) fail("the scan inputs have different lengths");

@@ -11,7 +11,7 @@ Expr legacyBroadcast(NodeCtx& c, Expr b) {
   if (c.since >= 7 || !c.i("broadcast", 0) || !c.hasAttr("axis")) return b;
   int64_t xr = c.ndim(0), br = c.ndim(1);
   int64_t axis = c.i("axis", 0);
-  if (axis < 0) axis += xr;
+  axis = normAxis(axis, xr);
   int64_t trailing = xr - axis - br;
   if (trailing <= 0) return b;
   std::vector<int64_t> axes;

@@ -170,8 +170,7 @@ void registerNNConverters() {
   });
   onnxOp("LayerNormalization", {17}, [](NodeCtx& c) -> Outputs {
     int64_t r = c.ndim(0);
-    int64_t axis = c.i("axis", -1);
-    if (axis < 0) axis += r;
+    int64_t axis = normAxis(c.i("axis", -1), r);
     std::vector<int64_t> axes;
     for (int64_t k = axis; k < r; ++k) axes.push_back(k);
     Expr inv;
@@ -206,8 +205,7 @@ void registerNNConverters() {
   onnxOp("RMSNormalization", {23}, [](NodeCtx& c) -> Outputs {
     // x / sqrt(mean(x^2 over axis..end) + epsilon) * scale, computed in stash_type (float32).
     int64_t r = c.ndim(0);
-    int64_t axis = c.i("axis", -1);
-    if (axis < 0) axis += r;
+    int64_t axis = normAxis(c.i("axis", -1), r);
     std::vector<int64_t> axes;
     for (int64_t k = axis; k < r; ++k) axes.push_back(k);
     DataType t = c.dtype(0), f32 = DataType::float32();

@@ -15,7 +15,7 @@ Expr alongAxis(NodeCtx& c, Expr p, int64_t axis, int64_t rank) {
   if (!t || t->ndim != 1 || rank <= 1) return p;
   auto d = (*t->dims())[0].as<IntImm>();
   if (d && d->value == 1) return c.op("reshape", {ex(p), ex(shapeExpr({}))});
-  if (axis < 0) axis += rank;
+  axis = normAxis(axis, rank);
   std::vector<int64_t> axes;
   for (int64_t k = axis + 1; k < rank; ++k) axes.push_back(k - axis);
   return axes.empty() ? p : c.op("expand_dims", {ex(p)}, {{"axis", ints(axes)}});

@@ -8,11 +8,6 @@ namespace rlx::onnx {
 
 namespace {
 
-int64_t normAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
 // How each Reduce op is computed: a pre-map of the input, the Relax reduction, a post-map.
 struct ReduceSpec {
   const char* onnx;

@@ -9,11 +9,6 @@ namespace rlx::onnx {
 
 namespace {
 
-int64_t normAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
 // A 1-D int64 tensor holding `elems`: a constant when all are ints, else built from a shape.
 OValue shapeTensor(NodeCtx& c, const std::vector<PrimExpr>& elems) {
   std::vector<int64_t> ints;
@@ -79,14 +74,35 @@ void registerShapeConverters() {
     bool allowZero = c.since >= 14 && c.i("allowzero", 0);
     auto in = c.dims(0);
     std::vector<PrimExpr> dims;
+    bool symbolicEntries = false;
     for (size_t k = 0; k < target->size(); ++k) {
-      auto imm = (*target)[k].as<IntImm>();
+      PrimExpr t = (*target)[k];
+      auto imm = t.as<IntImm>();
       if (imm && imm->value == 0 && !allowZero) {
         if (k >= in.size()) fail("shape entry " + std::to_string(k) + " is 0 (copy) but the input has rank " + std::to_string(in.size()));
         dims.push_back(in[k]);
+      } else if (c.isRunTimeDim(t)) {
+        // An entry only known at run time may still be 0 (copy the input's dim) or -1 (infer):
+        // both are decided by the shape function when the values arrive.
+        symbolicEntries = true;
+        dims.push_back(!allowZero && k < in.size() ? PrimExpr(make<Select>(binary(NodeKind::EQ, t, intImm(0)), in[k], t)) : t);
       } else {
-        dims.push_back((*target)[k]);
+        dims.push_back(t);
       }
+    }
+    if (symbolicEntries) {
+      PrimExpr numel = intImm(1);
+      for (auto& d : in) numel = mul(numel, d);
+      std::vector<PrimExpr> resolved = dims;
+      for (size_t k = 0; k < dims.size(); ++k) {
+        if (dims[k].as<IntImm>() && dims[k].as<IntImm>()->value != -1) continue;
+        PrimExpr others = intImm(1);
+        for (size_t j = 0; j < dims.size(); ++j)
+          if (j != k) others = mul(others, make<Select>(binary(NodeKind::EQ, dims[j], intImm(-1)), intImm(1), dims[j]));
+        PrimExpr inferred = floordiv(numel, others);
+        resolved[k] = dims[k].as<IntImm>() ? inferred : PrimExpr(make<Select>(binary(NodeKind::EQ, dims[k], intImm(-1)), inferred, dims[k]));
+      }
+      dims = resolved;
     }
     return {{c.op("reshape", {ex(c.x(0)), ex(shapeExpr(dims))})}};
   });

@@ -11,11 +11,6 @@ namespace rlx::onnx {
 
 namespace {
 
-int64_t normAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
 // idx + extent where idx < 0 (extent: a scalar or a broadcastable tensor of the index dtype).
 Expr wrapNegative(NodeCtx& c, Expr idx, Expr extent) {
   DataType t = tensorInfo(idx)->dtype;
@@ -145,7 +140,11 @@ void registerTensorConverters() {
       value = c.f("value", 0.0);
     } else {
       pads = c.requireInts(1, "pads");
-      if (c.has(2)) value = c.constScalar(2).value_or(0.0);
+      if (c.has(2)) {
+        auto v = c.constScalar(2);
+        if (!v) fail("constant_value (input 2, '" + c.node.input(2) + "') must be a constant; rlx cannot use a value computed at run time here");
+        value = *v;
+      }
       if (c.has(3)) axes = c.requireInts(3, "axes");
     }
     if (axes.empty())

@@ -52,6 +52,8 @@ void registerAll() {
     registerQuantizeConverters();
     registerAttentionConverters();
     registerMiscConverters();
+    registerTrainingConverters();
+    registerDataDependentConverters();
   });
 }
 

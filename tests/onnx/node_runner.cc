@@ -109,25 +109,17 @@ std::string runCase(const fs::path& dir, std::string& specialized) {
     if (!v) return "input: " + v.error().message;
     inputs.push_back(*v);
   }
-  std::vector<std::string> needed;
-  onnx::ImportOptions opts;
-  opts.neededInputs = &needed;
-  auto mod = onnx::fromOnnxFile(model, opts);
-  if (!mod && !needed.empty()) {
-    onnx::ImportOptions again;
-    for (auto& name : needed)
-      for (size_t i = 0; i < sig->inputs.size(); ++i)
-        if (sig->inputs[i].first == name && inputs[i].kind == Value::Tensor) again.inputValues[name] = inputs[i].tensor;
-    if (again.inputValues.size() == needed.size()) {
-      mod = onnx::fromOnnxFile(model, again);
-      for (auto& n : needed) specialized += (specialized.empty() ? "" : ",") + n;
-    }
-  }
+  std::map<std::string, NDArrayRef> available;
+  for (size_t i = 0; i < sig->inputs.size(); ++i)
+    if (inputs[i].kind == Value::Tensor) available[sig->inputs[i].first] = inputs[i].tensor;
+  std::vector<std::string> bound;
+  auto mod = onnx::fromOnnxFileSpecializing(model, {}, available, &bound);
   if (!mod) return "import: " + mod.error().message;
+  for (auto& n : bound) specialized += (specialized.empty() ? "" : ",") + n;
   auto main = (*mod)->lookup("main").as<Function>();
   std::vector<vm::Value> args;
   for (size_t i = 0; i < sig->inputs.size(); ++i) {
-    if (std::find(needed.begin(), needed.end(), sig->inputs[i].first) != needed.end() && !specialized.empty()) continue;
+    if (std::find(bound.begin(), bound.end(), sig->inputs[i].first) != bound.end()) continue;
     Value v = inputs[i];
     if (v.kind == Value::Tensor && main && args.size() < main->params.size())
       if (auto t = main->params[args.size()]->sinfo.as<TensorSInfo>()) v.tensor = asDeclared(v.tensor, t->dtype);
