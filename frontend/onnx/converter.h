@@ -76,6 +76,9 @@ class NodeCtx {
   std::string s(const char* name, const std::string& def) const;
   std::vector<int64_t> ints(const char* name, std::vector<int64_t> def = {}) const;
   std::optional<std::vector<int64_t>> intsOpt(const char* name) const;
+  // A per-axis attribute (strides, pads, ...): `count` copies of `def` when absent, and a failure
+  // when present with another number of values.
+  std::vector<int64_t> ints(const char* name, size_t count, int64_t def) const;
   std::vector<double> floats(const char* name) const;
   const ::onnx::AttributeProto* attr(const char* name) const;
   NDArrayRef tensorAttr(const char* name) const;

@@ -8,6 +8,7 @@
 
 #include "frontend/onnx/registry.h"
 #include "frontend/onnx/tensor.h"
+#include "ir/arith.h"
 #include "ir/eval.h"
 #include "ir/struct_info.h"
 
@@ -181,6 +182,54 @@ Status GraphImporter::addInputs(std::vector<VarRef>& params) {
       continue;
     }
     std::string name = uniqueName(vi.name());
+    if (vi.has_type() && (vi.type().has_sequence_type() || vi.type().has_optional_type())) {
+      // Sequences and optionals take the structure the caller gives (their length, presence).
+      auto it = options_.inputStructure.find(vi.name());
+      const char* kind = vi.type().has_sequence_type() ? "a sequence" : "an optional";
+      if (it == options_.inputStructure.end())
+        return Error(source_ + ": graph input '" + vi.name() + "' is " + kind + ": rlx needs its structure at import (its length and element shapes, or whether it is present; ImportOptions.inputStructure)");
+      auto tuple = it->second.as<TupleSInfo>();
+      if (vi.type().has_optional_type() && tuple && tuple->fields.empty()) {
+        values_[vi.name()] = OValue{};
+        continue;
+      }
+      StructInfo sinfo = it->second;
+      // A sequence's elements keep a dim the model declares for them (a dim_param shared with
+      // other inputs stays that var) where every element has the same size there; the given
+      // structure supplies the length and the sizes that differ from element to element.
+      if (vi.type().has_sequence_type() && tuple && vi.type().sequence_type().elem_type().has_tensor_type()) {
+        ::onnx::ValueInfoProto elem;
+        elem.set_name(vi.name());
+        *elem.mutable_type() = vi.type().sequence_type().elem_type();
+        if (elem.type().tensor_type().has_shape()) {
+          RLX_TRY(declared, inputSInfo(elem, name));
+          auto decl = declared.as<TensorSInfo>();
+          std::vector<StructInfo> fields;
+          for (auto& f : tuple->fields) {
+            auto given = f.as<TensorSInfo>();
+            auto gd = given ? given->dims() : nullptr;
+            auto dd = decl ? decl->dims() : nullptr;
+            if (!gd || !dd || gd->size() != dd->size()) {
+              fields.push_back(f);
+              continue;
+            }
+            std::vector<PrimExpr> dims = *gd;
+            for (size_t k = 0; k < dims.size(); ++k) {
+              bool uniform = true;
+              for (auto& g : tuple->fields)
+                if (auto gt = g.as<TensorSInfo>(); !gt || !gt->dims() || gt->dims()->size() != dims.size() || !proveEqual((*gt->dims())[k], dims[k])) uniform = false;
+              if (uniform && !(*dd)[k].as<IntImm>()) dims[k] = (*dd)[k];
+            }
+            fields.push_back(tensorSInfo(dims, given->dtype));
+          }
+          sinfo = make<TupleSInfo>(fields);
+        }
+      }
+      auto v = make<Var>(name, sinfo);
+      params.push_back(v);
+      values_[vi.name()] = OValue{v, std::nullopt, nullptr, {vi.name()}};
+      continue;
+    }
     RLX_TRY(sinfo, inputSInfo(vi, name));
     auto v = make<Var>(name, sinfo);
     params.push_back(v);

@@ -122,6 +122,13 @@ int64_t normAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+std::vector<int64_t> NodeCtx::ints(const char* name, size_t count, int64_t def) const {
+  auto v = intsOpt(name);
+  if (!v) return std::vector<int64_t>(count, def);
+  if (v->size() != count) fail(std::string(name) + " has " + std::to_string(v->size()) + " values, expected " + std::to_string(count));
+  return *v;
+}
+
 bool NodeCtx::isRunTimeDim(const PrimExpr& e) const { return g_.isRunTimeDim(e); }
 
 const ::onnx::AttributeProto* NodeCtx::attr(const char* name) const {

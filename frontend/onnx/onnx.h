@@ -28,6 +28,10 @@ struct ImportOptions {
   // BindParams applied to inputs). This is how a model whose axes, pads, k, shape... arrive as
   // inputs is specialized on their values, since Relax needs those statically.
   std::map<std::string, NDArrayRef> inputValues;
+  // The run-time structure of graph inputs typed as sequences or optionals, which a model leaves
+  // open: a sequence as an R.Tuple of its elements' struct info (its length), an optional as its
+  // element's struct info when present or an empty R.Tuple when absent.
+  std::map<std::string, StructInfo> inputStructure;
   // When set, filled with the graph inputs whose values a converter needed at import (and did not
   // have): binding them through inputValues lets the import go through.
   std::vector<std::string>* neededInputs = nullptr;

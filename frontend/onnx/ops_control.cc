@@ -1,5 +1,6 @@
-// Control flow: If as a Relax If whose branches are the converted subgraphs (outer values visible),
-// Scan unrolled over its statically known length (each step's body bindings inlined).
+// Control flow: If as a Relax If whose branches are the converted subgraphs (outer values visible);
+// Scan, Loop and SequenceMap unrolled over their lengths known at import (each step's body
+// bindings inlined, so every step keeps its own shapes).
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
 
@@ -30,6 +31,14 @@ std::vector<Expr> inlineSubgraph(NodeCtx& c, const ::onnx::GraphProto& g, const 
   return sg.outputs;
 }
 
+// The per-step values of a scan output stacked along `axis` (negative counts from the end).
+Expr stackSteps(NodeCtx& c, const std::vector<Expr>& steps, int64_t axis, const char* op) {
+  if (steps.empty()) fail(std::string(op) + " with zero iterations and scan outputs is not supported (their element shape is unknown)");
+  auto t = tensorInfo(steps[0]);
+  if (!t) fail(std::string(op) + ": a scan output must be a tensor");
+  return c.op("stack", {ex(make<Tuple>(steps))}, {{"axis", i(normAxis(axis, t->ndim + 1))}});
+}
+
 }  // namespace
 
 void registerControlConverters() {
@@ -52,11 +61,12 @@ void registerControlConverters() {
     size_t m = size_t(c.i("num_scan_inputs", 0));
     if (m == 0 || m > c.numInputs()) fail("num_scan_inputs must be between 1 and the number of inputs");
     size_t n = c.numInputs() - m;  // loop-carried state values
-    auto inAxes = c.ints("scan_input_axes", std::vector<int64_t>(m, 0));
-    auto inDirs = c.ints("scan_input_directions", std::vector<int64_t>(m, 0));
+    auto inAxes = c.ints("scan_input_axes", m, 0);
+    auto inDirs = c.ints("scan_input_directions", m, 0);
+    if (size_t(body.output_size()) < n) fail("the body has fewer outputs than there are state values");
     size_t k = size_t(body.output_size()) - n;
-    auto outAxes = c.ints("scan_output_axes", std::vector<int64_t>(k, 0));
-    auto outDirs = c.ints("scan_output_directions", std::vector<int64_t>(k, 0));
+    auto outAxes = c.ints("scan_output_axes", k, 0);
+    auto outDirs = c.ints("scan_output_directions", k, 0);
     int64_t steps = -1;
     for (size_t j = 0; j < m; ++j) {
       int64_t r = c.ndim(n + j);
@@ -82,12 +92,78 @@ void registerControlConverters() {
     }
     Outputs result = state;
     for (size_t j = 0; j < k; ++j) {
-      if (slices[j].empty()) fail("Scan with zero iterations and scan outputs is not supported");
       if (outDirs[j]) std::reverse(slices[j].begin(), slices[j].end());
-      int64_t r = tensorInfo(slices[j][0])->ndim + 1;
-      int64_t axis = outAxes[j] < 0 ? outAxes[j] + r : outAxes[j];
-      result.push_back({c.op("stack", {ex(make<Tuple>(slices[j]))}, {{"axis", i(axis)}})});
+      result.push_back({stackSteps(c, slices[j], outAxes[j], "Scan")});
     }
+    return result;
+  });
+  onnxOp("Loop", {1, 11, 13, 16, 19, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
+    // body(iteration, cond, state...) -> (cond, state..., scan outputs...), unrolled: the trip
+    // count and each step's condition must be known at import (the condition is usually a
+    // constant or computed from the trip counter).
+    const auto& body = graphAttr(c, "body");
+    if (c.numInputs() < 2) fail("Loop takes M, cond and the initial state values");
+    size_t n = c.numInputs() - 2;
+    if (size_t(body.output_size()) < n + 1) fail("the body has fewer outputs than cond and the state values");
+    size_t k = size_t(body.output_size()) - n - 1;
+    std::optional<int64_t> trips;
+    if (c.has(0)) {
+      auto m = c.constInts(0);
+      if (!m || m->size() != 1) fail("the trip count M must be known at import (rlx unrolls Loop)");
+      trips = (*m)[0];
+    }
+    bool going = true;
+    if (c.has(1)) {
+      auto v = c.constInts(1);
+      if (!v || v->size() != 1) fail("the initial condition must be known at import (rlx unrolls Loop)");
+      going = (*v)[0] != 0;
+    }
+    if (!trips && !c.has(1)) fail("a Loop without M and cond never ends");
+    std::vector<OValue> state;
+    for (size_t j = 0; j < n; ++j) state.push_back(c.in(2 + j));
+    std::vector<std::vector<Expr>> slices(k);
+    constexpr int64_t kMaxSteps = 1 << 14;
+    for (int64_t step = 0; going && (!trips || step < *trips); ++step) {
+      if (step == kMaxSteps) fail("more than " + std::to_string(kMaxSteps) + " iterations: too many to unroll");
+      std::vector<OValue> inputs = {{c.scalar(double(step), DataType::int64())}, {c.scalar(1, DataType::boolean())}};
+      inputs.insert(inputs.end(), state.begin(), state.end());
+      auto outs = inlineSubgraph(c, body, inputs);
+      auto cond = outs[0].as<Constant>();
+      if (!cond || cond->data->numel() != 1) {
+        for (size_t j = 0; j < c.numInputs(); ++j) (void)c.constant(j);  // names the inputs to specialize on
+        fail("the loop condition is computed at run time; rlx unrolls Loop and needs it at import");
+      }
+      going = cond->data->getInt(0) != 0;
+      for (size_t j = 0; j < n; ++j) state[j] = {outs[1 + j]};
+      for (size_t j = 0; j < k; ++j) slices[j].push_back(outs[1 + n + j]);
+    }
+    Outputs result = state;
+    for (size_t j = 0; j < k; ++j) result.push_back({stackSteps(c, slices[j], 0, "Loop")});
+    return result;
+  });
+  onnxOp("SequenceMap", {17}, [](NodeCtx& c) -> Outputs {
+    // body applied to the k-th element of every sequence input (tensor inputs as they are);
+    // each output collects its results into a sequence.
+    const auto& body = graphAttr(c, "body");
+    std::optional<size_t> length;
+    std::vector<std::vector<Expr>> elems(c.numInputs());
+    for (size_t j = 0; j < c.numInputs(); ++j) {
+      auto seq = sinfoOfExpr(c.x(j)).as<TupleSInfo>();
+      if (!seq) continue;
+      if (length && *length != seq->fields.size()) fail("the sequences have different lengths");
+      length = seq->fields.size();
+      for (size_t e = 0; e < seq->fields.size(); ++e) elems[j].push_back(c.emit(make<TupleGetItem>(c.x(j), int(e))));
+    }
+    if (!c.numInputs() || !sinfoOfExpr(c.x(0)).as<TupleSInfo>()) fail("the first input must be a sequence");
+    std::vector<std::vector<Expr>> outs(size_t(body.output_size()));
+    for (size_t e = 0; e < *length; ++e) {
+      std::vector<OValue> inputs;
+      for (size_t j = 0; j < c.numInputs(); ++j) inputs.push_back(elems[j].empty() ? c.in(j) : OValue{elems[j][e]});
+      auto step = inlineSubgraph(c, body, inputs);
+      for (size_t o = 0; o < outs.size(); ++o) outs[o].push_back(step[o]);
+    }
+    Outputs result;
+    for (auto& o : outs) result.push_back({c.emit(make<Tuple>(o))});
     return result;
   });
 }

@@ -21,8 +21,8 @@ void registerMiscConverters() {
     size_t n = kernel.size();
     if (n < 1 || n > 3 || int64_t(n) + 2 != c.ndim(0)) fail("kernel_shape must match the spatial rank (1 to 3)");
     if (c.s("auto_pad", "NOTSET") != "NOTSET") fail("auto_pad is not supported for LpPool");
-    auto strides = c.ints("strides", std::vector<int64_t>(n, 1)), dil = c.ints("dilations", std::vector<int64_t>(n, 1));
-    auto pads = c.ints("pads", std::vector<int64_t>(2 * n, 0));
+    auto strides = c.ints("strides", n, 1), dil = c.ints("dilations", n, 1);
+    auto pads = c.ints("pads", 2 * n, 0);
     int64_t window = 1;
     for (auto k : kernel) window *= k;
     const char* layouts[] = {"NCW", "NCHW", "NCDHW"};

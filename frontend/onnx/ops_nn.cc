@@ -24,11 +24,11 @@ std::vector<int64_t> spatialDims(NodeCtx& c, size_t input) {
 std::vector<int64_t> padsOf(NodeCtx& c, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
                             const std::vector<int64_t>& dilations) {
   size_t n = in.size();
+  for (size_t k = 0; k < n; ++k)
+    if (strides[k] <= 0 || dilations[k] <= 0) fail("strides and dilations must be positive");
   std::string autoPad = c.s("auto_pad", "NOTSET");
   if (autoPad == "NOTSET") {
-    auto p = c.ints("pads", std::vector<int64_t>(2 * n, 0));
-    if (p.size() != 2 * n) fail("pads must have " + std::to_string(2 * n) + " values");
-    return p;
+    return c.ints("pads", 2 * n, 0);
   }
   std::vector<int64_t> p(2 * n, 0);
   if (autoPad == "VALID") return p;
@@ -42,8 +42,6 @@ std::vector<int64_t> padsOf(NodeCtx& c, const std::vector<int64_t>& in, const st
   }
   return p;
 }
-
-std::vector<int64_t> orOnes(std::vector<int64_t> v, size_t n) { return v.empty() ? std::vector<int64_t>(n, 1) : v; }
 
 const char* layoutOf(size_t n) { return n == 1 ? "NCW" : n == 2 ? "NCHW" : "NCDHW"; }
 const char* kernelLayoutOf(size_t n) { return n == 1 ? "OIW" : n == 2 ? "OIHW" : "OIDHW"; }
@@ -81,8 +79,9 @@ void registerNNConverters() {
   onnxOp("Conv", {}, [](NodeCtx& c) -> Outputs {
     auto in = spatialDims(c, 0), kernel = spatialDims(c, 1);
     size_t n = in.size();
+    if (kernel.size() != n) fail("the weight has " + std::to_string(kernel.size()) + " spatial dims, the input " + std::to_string(n));
     if (n < 1 || n > 3) fail("only 1-D, 2-D and 3-D convolutions are supported");
-    auto strides = orOnes(c.ints("strides"), n), dil = orOnes(c.ints("dilations"), n);
+    auto strides = c.ints("strides", n, 1), dil = c.ints("dilations", n, 1);
     auto pads = padsOf(c, in, kernel, strides, dil);
     std::string op = "nn.conv" + std::to_string(n) + "d";
     Expr y = c.op(op, {ex(c.x(0)), ex(c.x(1))},
@@ -94,11 +93,13 @@ void registerNNConverters() {
   onnxOp("ConvTranspose", {}, [](NodeCtx& c) -> Outputs {
     auto in = spatialDims(c, 0), kernel = spatialDims(c, 1);
     size_t n = in.size();
+    if (kernel.size() != n) fail("the weight has " + std::to_string(kernel.size()) + " spatial dims, the input " + std::to_string(n));
     if (n < 1 || n > 2) fail("only 1-D and 2-D transposed convolutions are supported");
-    auto strides = orOnes(c.ints("strides"), n), dil = orOnes(c.ints("dilations"), n);
-    auto outPad = c.ints("output_padding", std::vector<int64_t>(n, 0));
+    auto strides = c.ints("strides", n, 1), dil = c.ints("dilations", n, 1);
+    auto outPad = c.ints("output_padding", n, 0);
     std::vector<int64_t> pads(2 * n, 0);
     auto outShape = c.ints("output_shape");
+    if (!outShape.empty() && outShape.size() < n) fail("output_shape has " + std::to_string(outShape.size()) + " values, expected at least " + std::to_string(n));
     std::string autoPad = c.s("auto_pad", "NOTSET");
     if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
       // Total padding from the requested output size (output_shape, or in * stride for SAME_*).
@@ -115,7 +116,7 @@ void registerNNConverters() {
         pads[k + n] = upper ? total - half : half;
       }
     } else if (autoPad == "NOTSET") {
-      pads = c.ints("pads", pads);
+      pads = c.ints("pads", 2 * n, 0);
     }
     std::string op = "nn.conv" + std::to_string(n) + "d_transpose";
     Expr y = c.op(op, {ex(c.x(0)), ex(c.x(1))},
@@ -132,7 +133,7 @@ void registerNNConverters() {
       size_t n = in.size();
       auto kernel = c.ints("kernel_shape");
       if (kernel.size() != n) fail("kernel_shape must have " + std::to_string(n) + " values");
-      auto strides = orOnes(c.ints("strides"), n), dil = orOnes(c.ints("dilations"), n);
+      auto strides = c.ints("strides", n, 1), dil = c.ints("dilations", n, 1);
       auto pads = padsOf(c, in, kernel, strides, dil);
       std::string op = std::string("nn.") + (isMax ? "max" : "avg") + "_pool" + std::to_string(n) + "d";
       return {{c.op(op, {ex(c.x(0))},

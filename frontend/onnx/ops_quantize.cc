@@ -106,8 +106,8 @@ void registerQuantizeConverters() {
     size_t n = in.size() - 2;
     if (n != 2) fail("only 2-D integer convolutions are supported");
     if (c.s("auto_pad", "NOTSET") != "NOTSET") fail("auto_pad is not supported for integer convolutions");
-    auto strides = c.ints("strides", std::vector<int64_t>(n, 1)), dil = c.ints("dilations", std::vector<int64_t>(n, 1));
-    auto pads = c.ints("pads", std::vector<int64_t>(2 * n, 0));
+    auto strides = c.ints("strides", n, 1), dil = c.ints("dilations", n, 1);
+    auto pads = c.ints("pads", 2 * n, 0);
     return c.op("nn.conv2d", {ex(x), ex(w)},
                 {{"strides", ints(strides)}, {"padding", ints(pads)}, {"dilation", ints(dil)}, {"groups", i(c.i("group", 1))}, {"data_layout", s("NCHW")},
                  {"kernel_layout", s("OIHW")}, {"out_dtype", s("int32")}});

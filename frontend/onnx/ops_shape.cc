@@ -93,13 +93,13 @@ void registerShapeConverters() {
     if (symbolicEntries) {
       PrimExpr numel = intImm(1);
       for (auto& d : in) numel = mul(numel, d);
+      // The product of the other entries is the product of all with the -1 counted as 1.
+      PrimExpr known = intImm(1);
+      for (auto& d : dims) known = mul(known, make<Select>(binary(NodeKind::EQ, d, intImm(-1)), intImm(1), d));
+      PrimExpr inferred = floordiv(numel, known);
       std::vector<PrimExpr> resolved = dims;
       for (size_t k = 0; k < dims.size(); ++k) {
         if (dims[k].as<IntImm>() && dims[k].as<IntImm>()->value != -1) continue;
-        PrimExpr others = intImm(1);
-        for (size_t j = 0; j < dims.size(); ++j)
-          if (j != k) others = mul(others, make<Select>(binary(NodeKind::EQ, dims[j], intImm(-1)), intImm(1), dims[j]));
-        PrimExpr inferred = floordiv(numel, others);
         resolved[k] = dims[k].as<IntImm>() ? inferred : PrimExpr(make<Select>(binary(NodeKind::EQ, dims[k], intImm(-1)), inferred, dims[k]));
       }
       dims = resolved;

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -95,6 +96,18 @@ std::string oneLine(std::string s) {
   return s;
 }
 
+// The struct info of a concrete value (how a sequence or optional input is described at import).
+StructInfo structureOf(const Value& v) {
+  if (v.kind == Value::Tensor) {
+    std::vector<PrimExpr> dims;
+    for (auto d : v.tensor->shape) dims.push_back(intImm(d));
+    return tensorSInfo(dims, v.tensor->dtype);
+  }
+  std::vector<StructInfo> fields;
+  for (auto& f : v.fields) fields.push_back(structureOf(f));
+  return make<TupleSInfo>(fields);
+}
+
 // Runs one case; "" = pass, otherwise the reason it failed (one line). A model that needs the value
 // of an input at import (axes, pads, k, a shape...) is imported again with that input bound to the
 // case's value, as `rlx run` does; `specialized` then lists those inputs.
@@ -110,10 +123,19 @@ std::string runCase(const fs::path& dir, std::string& specialized) {
     inputs.push_back(*v);
   }
   std::map<std::string, NDArrayRef> available;
-  for (size_t i = 0; i < sig->inputs.size(); ++i)
-    if (inputs[i].kind == Value::Tensor) available[sig->inputs[i].first] = inputs[i].tensor;
-  std::vector<std::string> bound;
-  auto mod = onnx::fromOnnxFileSpecializing(model, {}, available, &bound);
+  onnx::ImportOptions options;
+  std::set<std::string> absent;  // empty optionals: not parameters of main
+  for (size_t i = 0; i < sig->inputs.size(); ++i) {
+    const std::string& name = sig->inputs[i].first;
+    if (sig->inputs[i].second != "tensor") {
+      options.inputStructure[name] = structureOf(inputs[i]);
+      if (sig->inputs[i].second == "optional" && inputs[i].kind == Value::Tuple && inputs[i].fields.empty()) absent.insert(name);
+    } else if (inputs[i].kind == Value::Tensor) {
+      available[name] = inputs[i].tensor;
+    }
+  }
+  std::vector<std::string> bound(absent.begin(), absent.end());
+  auto mod = onnx::fromOnnxFileSpecializing(model, options, available, &bound);
   if (!mod) return "import: " + mod.error().message;
   for (auto& n : bound) specialized += (specialized.empty() ? "" : ",") + n;
   auto main = (*mod)->lookup("main").as<Function>();
