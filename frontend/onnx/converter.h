@@ -139,5 +139,6 @@ void registerAttentionConverters();
 void registerMiscConverters();
 void registerTrainingConverters();
 void registerDataDependentConverters();
+void registerResizeConverters();
 
 }  // namespace rlx::onnx

@@ -162,57 +162,6 @@ void registerTensorConverters() {
     if (mode != "constant" && mode != "reflect" && mode != "edge") fail("pad mode '" + mode + "' is not supported");
     return {{c.op("nn.pad", {ex(c.x(0))}, {{"pad_width", ints(width)}, {"pad_value", f(value)}, {"pad_mode", s(mode)}})}};
   });
-  auto resize = [](NodeCtx& c, bool upsample) -> Outputs {
-    auto dims = c.dims(0);
-    if (dims.size() != 4) fail("only 4-D (NCHW) inputs are supported");
-    std::vector<double> scales;
-    std::optional<std::vector<int64_t>> sizes;
-    size_t scalesInput = upsample ? 1 : (c.since >= 11 ? 2 : 1);
-    if (upsample && c.since < 9) {
-      scales = c.floats("scales");
-    } else if (c.has(scalesInput) && c.constant(scalesInput) && c.constant(scalesInput)->numel() > 0) {
-      auto a = c.constant(scalesInput);
-      for (int64_t k = 0; k < a->numel(); ++k) scales.push_back(a->getDouble(k));
-    }
-    if (!upsample && c.since >= 11 && c.has(3)) sizes = c.requireInts(3, "sizes");
-    if (c.hasAttr("axes")) fail("the axes attribute is not supported");
-    std::vector<PrimExpr> out;
-    if (sizes) {
-      if (sizes->size() != 4) fail("sizes must have 4 values");
-      if ((*sizes)[0] != dims[0].as<IntImm>()->value || (*sizes)[1] != dims[1].as<IntImm>()->value) fail("resizing the batch or channel dim is not supported");
-      out = {intImm((*sizes)[2]), intImm((*sizes)[3])};
-    } else {
-      if (scales.size() != 4) fail("scales must have 4 values");
-      if (scales[0] != 1.0 || scales[1] != 1.0) fail("resizing the batch or channel dim is not supported");
-      for (int k = 2; k < 4; ++k) {
-        auto d = dims[size_t(k)].as<IntImm>();
-        if (!d) fail("symbolic spatial dims are not supported");
-        out.push_back(intImm(int64_t(std::floor(double(d->value) * scales[size_t(k)]))));
-      }
-    }
-    std::string mode = c.s("mode", "nearest");
-    std::string method = mode == "nearest" ? "nearest_neighbor" : mode == "linear" || mode == "bilinear" ? "linear" : mode == "cubic" ? "cubic" : "";
-    if (method.empty()) fail("unknown resize mode '" + mode + "'");
-    std::string coord = upsample || c.since < 11 ? "asymmetric" : c.s("coordinate_transformation_mode", "half_pixel");
-    std::string rounding = c.s("nearest_mode", "round_prefer_floor");
-    if (upsample || c.since < 11) rounding = "floor";
-    if (c.hasAttr("antialias") && c.i("antialias", 0)) fail("antialias is not supported");
-    if (c.hasAttr("keep_aspect_ratio_policy") && c.s("keep_aspect_ratio_policy", "stretch") != "stretch") fail("keep_aspect_ratio_policy other than stretch is not supported");
-    std::vector<double> roi = {0, 0, 0, 0};
-    if (coord == "tf_crop_and_resize") {
-      auto a = c.constant(1);
-      if (!a || a->numel() != 8) fail("tf_crop_and_resize needs a constant 8-value roi");
-      roi = {a->getDouble(2), a->getDouble(3), a->getDouble(6), a->getDouble(7)};
-    }
-    PyValue roiList;
-    roiList.kind = PyValue::List;
-    for (double v : roi) roiList.items.push_back(f(v));
-    return {{c.op("image.resize2d", {ex(c.x(0)), ex(shapeExpr(out))},
-                  {{"roi", roiList}, {"layout", s("NCHW")}, {"method", s(method)}, {"coordinate_transformation_mode", s(coord)}, {"rounding_method", s(rounding)},
-                   {"cubic_alpha", f(c.f("cubic_coeff_a", -0.75))}, {"cubic_exclude", i(c.i("exclude_outside", 0))}, {"extrapolation_value", f(c.f("extrapolation_value", 0.0))}})}};
-  };
-  onnxOp("Resize", {10, 11, 13, 18, 19}, [resize](NodeCtx& c) { return resize(c, false); });
-  onnxOp("Upsample", {}, [resize](NodeCtx& c) { return resize(c, true); });
 }
 
 }  // namespace rlx::onnx

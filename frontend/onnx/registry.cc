@@ -54,6 +54,7 @@ void registerAll() {
     registerMiscConverters();
     registerTrainingConverters();
     registerDataDependentConverters();
+    registerResizeConverters();
   });
 }
 
