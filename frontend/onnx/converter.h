@@ -109,6 +109,10 @@ using build::i;
 using build::ints;
 using build::s;
 PyValue primValue(PrimExpr e);
+// A conv or pool's ONNX pads (all begins, then all ends) after its auto_pad attribute, for the
+// spatial sizes `in` (ops_nn.cc).
+std::vector<int64_t> padsOf(NodeCtx& c, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                            const std::vector<int64_t>& dilations);
 // An ONNX axis in [-rank, rank) as a non-negative one; out of range fails the node.
 int64_t normAxis(int64_t axis, int64_t rank);
 Expr shapeExpr(const std::vector<PrimExpr>& dims);

@@ -20,9 +20,14 @@ void registerMiscConverters() {
     auto kernel = c.ints("kernel_shape");
     size_t n = kernel.size();
     if (n < 1 || n > 3 || int64_t(n) + 2 != c.ndim(0)) fail("kernel_shape must match the spatial rank (1 to 3)");
-    if (c.s("auto_pad", "NOTSET") != "NOTSET") fail("auto_pad is not supported for LpPool");
     auto strides = c.ints("strides", n, 1), dil = c.ints("dilations", n, 1);
-    auto pads = c.ints("pads", 2 * n, 0);
+    std::vector<int64_t> in;
+    for (size_t k = 0; k < n; ++k) {
+      auto d = c.dims(0)[k + 2].as<IntImm>();
+      if (!d) fail("symbolic spatial dims are not supported");
+      in.push_back(d->value);
+    }
+    auto pads = padsOf(c, in, kernel, strides, dil);
     int64_t window = 1;
     for (auto k : kernel) window *= k;
     const char* layouts[] = {"NCW", "NCHW", "NCDHW"};

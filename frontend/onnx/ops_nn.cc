@@ -1,6 +1,8 @@
 // Neural-network ONNX ops: Conv/ConvTranspose (auto_pad, groups, dilations), pooling (MaxPool,
 // AveragePool, global pools), normalizations (BatchNormalization in inference, Instance/Layer/
 // Group/MeanVariance normalization, LRN) and Dropout (inference: identity).
+#include <limits>
+
 #include "frontend/onnx/converter.h"
 #include "ir/arith.h"
 
@@ -17,30 +19,6 @@ std::vector<int64_t> spatialDims(NodeCtx& c, size_t input) {
     out.push_back(imm->value);
   }
   return out;
-}
-
-// ONNX pads (all begins, then all ends) after auto_pad: SAME_UPPER/SAME_LOWER pad so that
-// out = ceil(in / stride); VALID pads nothing.
-std::vector<int64_t> padsOf(NodeCtx& c, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
-                            const std::vector<int64_t>& dilations) {
-  size_t n = in.size();
-  for (size_t k = 0; k < n; ++k)
-    if (strides[k] <= 0 || dilations[k] <= 0) fail("strides and dilations must be positive");
-  std::string autoPad = c.s("auto_pad", "NOTSET");
-  if (autoPad == "NOTSET") {
-    return c.ints("pads", 2 * n, 0);
-  }
-  std::vector<int64_t> p(2 * n, 0);
-  if (autoPad == "VALID") return p;
-  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") fail("unknown auto_pad '" + autoPad + "'");
-  for (size_t k = 0; k < n; ++k) {
-    int64_t out = (in[k] + strides[k] - 1) / strides[k];
-    int64_t total = std::max<int64_t>(0, (out - 1) * strides[k] + (kernel[k] - 1) * dilations[k] + 1 - in[k]);
-    int64_t small = total / 2, big = total - small;
-    p[k] = autoPad == "SAME_UPPER" ? small : big;
-    p[k + n] = autoPad == "SAME_UPPER" ? big : small;
-  }
-  return p;
 }
 
 const char* layoutOf(size_t n) { return n == 1 ? "NCW" : n == 2 ? "NCHW" : "NCDHW"; }
@@ -73,7 +51,104 @@ std::pair<Expr, Expr> standardize(NodeCtx& c, Expr x, const std::vector<int64_t>
   return {c.op("multiply", {ex(centered), ex(inv)}), mean};
 }
 
+
+// MaxPool's Indices: the flat index into X of each window's first maximum (row-major, or with
+// the spatial dims column-major for storage_order 1). Each window offset is a strided slice of
+// X and of a constant index tensor, both padded (X with -inf); a running strict maximum keeps
+// the first one in window order.
+Expr maxPoolIndices(NodeCtx& c, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides, const std::vector<int64_t>& dil,
+                    const std::vector<int64_t>& pads) {
+  auto dims = c.dims(0);
+  std::vector<int64_t> shape;
+  for (auto& d : dims) {
+    auto v = d.as<IntImm>();
+    if (!v) fail("MaxPool's Indices need a shape known at import");
+    shape.push_back(v->value);
+  }
+  size_t n = kernel.size(), r = shape.size();
+  bool columnMajor = c.i("storage_order", 0) != 0;
+  auto index = make<NDArray>(DataType::int64(), shape);
+  int64_t spatial = 1;
+  for (size_t k = 2; k < r; ++k) spatial *= shape[k];
+  for (int64_t flat = 0; flat < index->numel(); ++flat) {
+    int64_t rest = flat % spatial, at = flat - rest, stride = 1;
+    if (columnMajor) {
+      // The spatial position's coordinates, re-linearized with the first spatial dim fastest.
+      std::vector<int64_t> coord(r, 0);
+      for (size_t k = r; k-- > 2;) coord[k] = rest % shape[k], rest /= shape[k];
+      for (size_t k = 2; k < r; ++k) at += coord[k] * stride, stride *= shape[k];
+    } else {
+      at += rest;
+    }
+    index->setInt(flat, at);
+  }
+  // Output size per spatial dim as the pool computes it; the end pad covers every window.
+  bool ceil = c.i("ceil_mode", 0) != 0;
+  std::vector<int64_t> out(n), width(2 * r, 0);
+  for (size_t k = 0; k < n; ++k) {
+    int64_t span = (kernel[k] - 1) * dil[k] + 1, room = shape[k + 2] + pads[k] + pads[k + n] - span;
+    out[k] = (ceil ? (room + strides[k] - 1) / strides[k] : room / strides[k]) + 1;
+    if (ceil && (out[k] - 1) * strides[k] >= shape[k + 2] + pads[k]) --out[k];
+    width[2 * (k + 2)] = pads[k];
+    width[2 * (k + 2) + 1] = std::max<int64_t>(pads[k + n], (out[k] - 1) * strides[k] + span - shape[k + 2] - pads[k]);
+  }
+  auto padded = [&](Expr e, double fill) { return c.op("nn.pad", {ex(e)}, {{"pad_width", ints(width)}, {"pad_value", f(fill)}, {"pad_mode", s("constant")}}); };
+  Expr xs = padded(c.x(0), -std::numeric_limits<double>::infinity());
+  Expr is = padded(c.constant(index), -1);
+  Expr bestValue, bestIndex;
+  std::vector<int64_t> offset(n, 0);
+  for (bool more = true; more;) {
+    std::vector<int64_t> axes, begin, end, step;
+    for (size_t k = 0; k < n; ++k) {
+      axes.push_back(int64_t(k + 2)), begin.push_back(offset[k] * dil[k]), step.push_back(strides[k]);
+      end.push_back(offset[k] * dil[k] + (out[k] - 1) * strides[k] + 1);
+    }
+    auto window = [&](Expr e) { return c.op("strided_slice", {ex(e), ints(axes), ints(begin), ints(end), ints(step)}); };
+    Expr v = window(xs), idx = window(is);
+    if (!bestValue) {
+      bestValue = v, bestIndex = idx;
+    } else {
+      Expr better = c.op("greater", {ex(v), ex(bestValue)});
+      bestValue = c.op("where", {ex(better), ex(v), ex(bestValue)});
+      bestIndex = c.op("where", {ex(better), ex(idx), ex(bestIndex)});
+    }
+    more = false;
+    for (size_t k = n; k-- > 0;) {
+      if (++offset[k] < kernel[k]) {
+        more = true;
+        break;
+      }
+      offset[k] = 0;
+    }
+  }
+  return bestIndex;
+}
+
 }  // namespace
+
+// ONNX pads (all begins, then all ends) after auto_pad: SAME_UPPER/SAME_LOWER pad so that
+// out = ceil(in / stride); VALID pads nothing.
+std::vector<int64_t> padsOf(NodeCtx& c, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                            const std::vector<int64_t>& dilations) {
+  size_t n = in.size();
+  for (size_t k = 0; k < n; ++k)
+    if (strides[k] <= 0 || dilations[k] <= 0) fail("strides and dilations must be positive");
+  std::string autoPad = c.s("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET") {
+    return c.ints("pads", 2 * n, 0);
+  }
+  std::vector<int64_t> p(2 * n, 0);
+  if (autoPad == "VALID") return p;
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") fail("unknown auto_pad '" + autoPad + "'");
+  for (size_t k = 0; k < n; ++k) {
+    int64_t out = (in[k] + strides[k] - 1) / strides[k];
+    int64_t total = std::max<int64_t>(0, (out - 1) * strides[k] + (kernel[k] - 1) * dilations[k] + 1 - in[k]);
+    int64_t small = total / 2, big = total - small;
+    p[k] = autoPad == "SAME_UPPER" ? small : big;
+    p[k + n] = autoPad == "SAME_UPPER" ? big : small;
+  }
+  return p;
+}
 
 void registerNNConverters() {
   onnxOp("Conv", {}, [](NodeCtx& c) -> Outputs {
@@ -127,18 +202,34 @@ void registerNNConverters() {
   });
   for (bool isMax : {true, false}) {
     onnxOp(isMax ? "MaxPool" : "AveragePool", {}, [isMax](NodeCtx& c) -> Outputs {
-      if (isMax && c.node.output_size() > 1 && !c.node.output(1).empty()) fail("MaxPool's Indices output is not supported");
-      if (isMax && c.i("storage_order", 0)) fail("storage_order=1 is not supported");
       auto in = spatialDims(c, 0);
       size_t n = in.size();
       auto kernel = c.ints("kernel_shape");
       if (kernel.size() != n) fail("kernel_shape must have " + std::to_string(n) + " values");
       auto strides = c.ints("strides", n, 1), dil = c.ints("dilations", n, 1);
       auto pads = padsOf(c, in, kernel, strides, dil);
+      bool ceil = c.i("ceil_mode", 0) != 0;
+      if (ceil) {
+        // ONNX drops a last window that would start in the end padding; TVM's ceil_mode keeps
+        // it. Where that happens, floor mode gives the same windows (in every dim: a dim that
+        // keeps its ceil window gets the end padding that floor mode needs to reach it).
+        bool drops = false;
+        std::vector<int64_t> floorPads = pads;
+        for (size_t k = 0; k < n; ++k) {
+          int64_t span = (kernel[k] - 1) * dil[k] + 1, room = in[k] + pads[k] + pads[k + n] - span;
+          int64_t up = (room + strides[k] - 1) / strides[k] + 1, down = room / strides[k] + 1;
+          int64_t want = (up - 1) * strides[k] >= in[k] + pads[k] ? up - 1 : up;
+          drops |= want != up;
+          if (want != down) floorPads[k + n] += (want - 1) * strides[k] - room;
+        }
+        if (drops && (isMax || !c.i("count_include_pad", 0) || floorPads == pads)) ceil = false, pads = floorPads;
+      }
       std::string op = std::string("nn.") + (isMax ? "max" : "avg") + "_pool" + std::to_string(n) + "d";
-      return {{c.op(op, {ex(c.x(0))},
-                    {{"pool_size", ints(kernel)}, {"strides", ints(strides)}, {"padding", ints(pads)}, {"dilation", ints(dil)}, {"ceil_mode", b(c.i("ceil_mode", 0))},
-                     {"count_include_pad", b(c.i("count_include_pad", 0))}, {"layout", s(layoutOf(n))}})}};
+      Expr y = c.op(op, {ex(c.x(0))},
+                    {{"pool_size", ints(kernel)}, {"strides", ints(strides)}, {"padding", ints(pads)}, {"dilation", ints(dil)}, {"ceil_mode", b(ceil)},
+                     {"count_include_pad", b(c.i("count_include_pad", 0))}, {"layout", s(layoutOf(n))}});
+      if (isMax && c.node.output_size() > 1 && !c.node.output(1).empty()) return {{y}, {maxPoolIndices(c, kernel, strides, dil, pads)}};
+      return {{y}};
     });
   }
   for (bool isMax : {true, false}) {
@@ -149,12 +240,63 @@ void registerNNConverters() {
     });
   }
 
+  onnxOp("MaxUnpool", {9, 11, 22}, [](NodeCtx& c) -> Outputs {
+    // Every value goes to its flat index (MaxPool's Indices) in a zero tensor of the shape a
+    // MaxPool with these attributes would have read; a larger output_shape pads it at the end.
+    auto in = c.dims(0);
+    size_t n = in.size() < 2 ? 0 : in.size() - 2;
+    auto kernel = c.ints("kernel_shape");
+    if (kernel.size() != n || n == 0) fail("kernel_shape must have one value per spatial dim");
+    auto strides = c.ints("strides", n, 1), pads = c.ints("pads", 2 * n, 0);
+    std::vector<PrimExpr> inferred = {in[0], in[1]};
+    std::vector<int64_t> grow(2 * in.size(), 0);
+    for (size_t k = 0; k < n; ++k) {
+      auto d = in[k + 2].as<IntImm>();
+      if (!d) fail("symbolic spatial dims are not supported");
+      inferred.push_back(intImm((d->value - 1) * strides[k] + kernel[k] - pads[k] - pads[k + n]));
+    }
+    if (c.has(2)) {
+      auto want = c.requireInts(2, "output_shape");
+      if (want.size() != in.size()) fail("output_shape must have one value per dim of X");
+      for (size_t k = 2; k < in.size(); ++k) {
+        int64_t have = inferred[k].as<IntImm>()->value;
+        if (want[k] < have) fail("output_shape is smaller than the unpooled shape");
+        grow[2 * k + 1] = want[k] - have;
+      }
+    }
+    PrimExpr total = intImm(1);
+    for (auto& d : inferred) total = mul(total, d);
+    Expr flat = c.op("zeros", {ex(shapeExpr({simplify(total)}))}, {{"dtype", s(c.dtype(0).str())}});
+    auto flatten = [&](Expr e) { return c.op("reshape", {ex(e), ex(shapeExpr({intImm(-1)}))}); };
+    Expr scattered = c.op("scatter_elements", {ex(flat), ex(flatten(c.x(1))), ex(flatten(c.x(0)))}, {{"axis", i(0)}});
+    Expr y = c.op("reshape", {ex(scattered), ex(shapeExpr(inferred))});
+    bool pad = false;
+    for (auto g : grow) pad |= g != 0;
+    if (pad) y = c.op("nn.pad", {ex(y)}, {{"pad_width", ints(grow)}, {"pad_value", f(0.0)}, {"pad_mode", s("constant")}});
+    return {{y}};
+  });
   onnxOp("BatchNormalization", {1, 6, 7, 9, 14, 15}, [](NodeCtx& c) -> Outputs {
     if (c.since < 7 && c.i("is_test", 0) == 0 && c.node.output_size() > 1) fail("training-mode BatchNormalization is not supported");
-    if (c.since >= 14 && c.i("training_mode", 0)) fail("training_mode=1 is not supported (inference only)");
     int64_t r = c.ndim(0);
     DataType t = c.dtype(0);
     double eps = c.f("epsilon", 1e-5);
+    if (c.since >= 14 && c.i("training_mode", 0)) {
+      // Normalized by the batch's own statistics (biased variance); the running statistics
+      // move towards them: running = running * momentum + batch * (1 - momentum).
+      std::vector<int64_t> axes = {0};
+      for (int64_t k = 2; k < r; ++k) axes.push_back(k);
+      auto [centered, mean] = standardize(c, c.x(0), axes, eps);
+      Expr y = c.op("add", {ex(c.op("multiply", {ex(centered), ex(channelVector(c, c.x(1), r))})), ex(channelVector(c, c.x(2), r))});
+      Expr diff = c.op("subtract", {ex(c.x(0)), ex(mean)});
+      Expr var = c.op("mean", {ex(c.op("multiply", {ex(diff), ex(diff)}))}, {{"axis", ints(axes)}});
+      double m = c.f("momentum", 0.9);
+      auto blend = [&](Expr running, Expr batch) {
+        DataType rt = tensorInfo(running)->dtype;
+        return c.op("add", {ex(c.op("multiply", {ex(running), ex(c.scalar(m, rt))})), ex(c.op("multiply", {ex(c.cast(batch, rt)), ex(c.scalar(1 - m, rt))}))});
+      };
+      Expr flatMean = c.op("reshape", {ex(mean), ex(shapeExpr({c.dims(0)[1]}))});
+      return {{y}, {blend(c.x(3), flatMean)}, {blend(c.x(4), var)}};
+    }
     // y = (x - mean) * scale / sqrt(var + eps) + bias, per channel.
     Expr inv = c.op("rsqrt", {ex(c.op("add", {ex(c.cast(c.x(4), t)), ex(c.scalar(eps, t))}))});
     Expr k = c.op("multiply", {ex(c.x(1)), ex(inv)});
