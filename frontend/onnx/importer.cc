@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frontend/onnx/registry.h"
+#include "frontend/onnx/schema_functions.h"
 #include "frontend/onnx/tensor.h"
 #include "ir/arith.h"
 #include "ir/eval.h"
@@ -118,7 +119,15 @@ Status GraphImporter::checkSupported(const ::onnx::GraphProto& g, std::vector<st
     std::string key = canonicalDomain(node.domain()) + ":" + node.op_type();
     if (functions_.count(key)) continue;
     Dispatch d = findConverter(node.domain(), node.op_type(), opsetOf(node.domain()));
-    if (!d.fn) problems.push_back(nodeError(node, size_t(i), d.why).message);
+    if (!d.fn) {
+      if (auto sf = schemaFunction(node.domain(), node.op_type(), opsetOf(node.domain())); sf.body) {
+        ::onnx::GraphProto body;
+        for (auto& n : sf.body->node()) *body.add_node() = n;
+        RLX_TRY_STATUS(checkSupported(body, problems));
+      } else {
+        problems.push_back(nodeError(node, size_t(i), d.why).message);
+      }
+    }
     for (auto& a : node.attribute()) {
       if (a.has_g()) RLX_TRY_STATUS(checkSupported(a.g(), problems));
       for (auto& sub : a.graphs()) RLX_TRY_STATUS(checkSupported(sub, problems));
@@ -342,9 +351,16 @@ Status GraphImporter::convertNode(const ::onnx::NodeProto& node, size_t index, s
       outs = expandFunction(*f->second, ctx);
     } else {
       Dispatch d = findConverter(n->domain(), n->op_type(), opsetOf(n->domain()));
-      if (!d.fn) return nodeError(*n, index, d.why);
-      NodeCtx ctx(*this, *n, d.since, opsetOf(n->domain()), std::move(inputs));
-      outs = (*d.fn)(ctx);
+      if (d.fn) {
+        NodeCtx ctx(*this, *n, d.since, opsetOf(n->domain()), std::move(inputs));
+        outs = (*d.fn)(ctx);
+      } else if (auto sf = schemaFunction(n->domain(), n->op_type(), opsetOf(n->domain())); sf.body) {
+        // No converter for this revision: the schema's own definition in terms of other ops.
+        NodeCtx ctx(*this, *n, sf.since, opsetOf(n->domain()), std::move(inputs));
+        outs = expandFunction(*sf.body, ctx, sf.defaults);
+      } else {
+        return nodeError(*n, index, d.why);
+      }
     }
   } catch (const ImportError& e) {
     return nodeError(*n, index, e.what());
@@ -363,12 +379,21 @@ Status GraphImporter::convertNode(const ::onnx::NodeProto& node, size_t index, s
   return okStatus();
 }
 
-Outputs GraphImporter::expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& call) {
+Outputs GraphImporter::expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& call, const std::vector<::onnx::AttributeProto>& defaults) {
   std::map<std::string, OValue> scope;
   for (int i = 0; i < fn.input_size(); ++i)
     if (call.has(size_t(i))) scope[fn.input(i)] = call.in(size_t(i));
+  // The call's attributes, then the schema's defaults of those it leaves out. (A model-local
+  // function's own defaults, FunctionProto.attribute_proto, came with ONNX 1.13; Debian's
+  // onnx.proto 1.12 does not have the field.)
   std::vector<const ::onnx::AttributeProto*> attrs;
   for (auto& a : call.node.attribute()) attrs.push_back(&a);
+  auto addDefault = [&](const ::onnx::AttributeProto& d) {
+    for (auto* a : attrs)
+      if (a->name() == d.name()) return;
+    attrs.push_back(&d);
+  };
+  for (auto& d : defaults) addDefault(d);
   for (int i = 0; i < fn.node_size(); ++i) {
     auto st = convertNode(fn.node(i), size_t(i), scope, &attrs);
     if (!st) fail("in function " + fn.name() + ": " + st.error().message);

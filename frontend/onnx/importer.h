@@ -34,7 +34,7 @@ class GraphImporter {
   PrimExpr runTimeDim();
   bool isRunTimeDim(const PrimExpr& e) const { return runTimeDims_.count(e.get()) > 0; }
   // Converts the nodes of a model-local function called by `node` (inline expansion).
-  Outputs expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& call);
+  Outputs expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& call, const std::vector<::onnx::AttributeProto>& defaults = {});
   // Converts a subgraph (If branch, Loop/Scan body) in its own binding block: its inputs bound to
   // `inputs`, outer values visible by name. Returns its outputs and the block they were built in.
   struct Subgraph {
