@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "ir/arith.h"
 #include "ir/expr_walk.h"
 #include "ir/op.h"
 
@@ -13,6 +14,28 @@ namespace rlx {
 namespace {
 
 using VarSet = std::unordered_set<const Var*>;
+using SymSet = std::unordered_set<const PrimVar*>;
+
+// The symbolic vars a struct info mentions (tensor and shape dims, prim values, tuple fields).
+void noteSymbols(const StructInfo& s, SymSet& out) {
+  if (!s) return;
+  auto add = [&](const PrimExpr& e) {
+    std::vector<Ref<PrimVar>> vars;
+    collectVars(e, vars);
+    for (auto& v : vars) out.insert(v.get());
+  };
+  if (auto t = s.as<TensorSInfo>()) {
+    if (auto d = t->dims())
+      for (auto& e : *d) add(e);
+  } else if (auto sh = s.as<ShapeSInfo>()) {
+    if (sh->values)
+      for (auto& e : *sh->values) add(e);
+  } else if (auto p = s.as<PrimSInfo>()) {
+    if (p->value) add(p->value);
+  } else if (auto tu = s.as<TupleSInfo>()) {
+    for (auto& f : tu->fields) noteSymbols(f, out);
+  }
+}
 
 void noteSInfoVars(const StructInfo& s, VarSet& used) {
   if (!s) return;
@@ -47,6 +70,10 @@ Expr eliminate(const Expr& e);
 Expr eliminateSeq(const Ref<SeqExpr>& seq) {
   VarSet used;
   noteUses(seq->body, used);
+  // A match_cast that defines symbolic vars later struct info uses stays even when its var is
+  // unused: it is where those vars get their values.
+  SymSet usedSymbols;
+  noteSymbols(sinfoOf(seq->body), usedSymbols);
   std::vector<BlockRef> blocks(seq->blocks.size());
   bool changed = false;
   for (size_t bi = seq->blocks.size(); bi-- > 0;) {
@@ -54,7 +81,13 @@ Expr eliminateSeq(const Ref<SeqExpr>& seq) {
     std::vector<BindingRef> kept;
     for (size_t i = block->bindings.size(); i-- > 0;) {
       const BindingRef& b = block->bindings[i];
-      if (!used.count(b->var.get()) && !hasSideEffects(*b, block->isDataflow())) {
+      bool definesUsed = false;
+      if (b->isMatchCast()) {
+        SymSet defined;
+        noteSymbols(b->castSInfo, defined);
+        for (auto* v : defined) definesUsed |= usedSymbols.count(v) > 0;
+      }
+      if (!used.count(b->var.get()) && !hasSideEffects(*b, block->isDataflow()) && !definesUsed) {
         changed = true;
         continue;
       }
@@ -68,6 +101,8 @@ Expr eliminateSeq(const Ref<SeqExpr>& seq) {
       noteUses(nb->value, used);
       noteSInfoVars(nb->var->sinfo, used);
       noteSInfoVars(nb->castSInfo, used);
+      noteSymbols(sinfoOf(nb->value), usedSymbols);
+      if (!nb->isMatchCast()) noteSymbols(nb->var->sinfo, usedSymbols);
       kept.push_back(nb);
     }
     std::reverse(kept.begin(), kept.end());

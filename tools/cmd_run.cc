@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "frontend/load_module.h"
+#include "frontend/onnx/onnx.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
 #include "printer/printer.h"
@@ -66,6 +67,53 @@ Status writeOutputs(const vm::Value& v, const std::string& dir, const std::strin
   RLX_TRY_STATUS(writeNpy(path, *v.array));
   written.push_back(path);
   return okStatus();
+}
+
+// An ONNX model for running: when the import needs the values of some inputs (a Reshape's shape,
+// Slice's ends, TopK's k given as inputs), the ones given on the command line are bound into the
+// model as constants, with a note; they are then no longer parameters of main.
+IRModuleRef loadOnnxForRun(const std::string& file, std::vector<std::string>& inputSpecs, DiagnosticEngine& diag) {
+  auto sig = onnx::readSignature(file);
+  if (!sig) {
+    diag.error(sig.error());
+    return nullptr;
+  }
+  std::map<std::string, NDArrayRef> given;
+  std::map<std::string, std::string> specOf;
+  for (auto& spec : inputSpecs) specOf[spec.substr(0, spec.find('='))] = spec.substr(spec.find('=') + 1);
+  for (size_t i = 0; i < sig->inputs.size(); ++i) {
+    auto it = specOf.find(sig->inputs[i].first);
+    if (it == specOf.end() || sig->inputs[i].second != "tensor") continue;
+    // Parsed as the model declares the input (its rank is not needed for a value).
+    auto param = make<Var>(sig->inputs[i].first, make<TensorSInfo>(nullptr, sig->inputDtypes[i], -1));
+    InputContext ctx;
+    auto v = parseInput(it->second, param, ctx);
+    if (v.ok() && v->kind == vm::Value::Tensor) given[it->first] = v->array;
+  }
+  std::vector<std::string> bound;
+  auto mod = onnx::fromOnnxFileSpecializing(file, {}, given, &bound);
+  if (!mod) {
+    // Name the inputs whose values would let the import through.
+    std::vector<std::string> needed;
+    onnx::ImportOptions probe;
+    probe.neededInputs = &needed;
+    for (auto& [name, value] : given) probe.inputValues[name] = value;
+    (void)onnx::fromOnnxFile(file, probe);
+    Error e = mod.error();
+    std::string names;
+    for (auto& n : needed)
+      if (!given.count(n)) names += (names.empty() ? "" : ", ") + n;
+    if (!names.empty()) e.hint = "the import needs the value of " + names + ": give it as NAME=VALUE (a .npy file or a literal) and rlx specializes the model on it";
+    diag.error(e);
+    return nullptr;
+  }
+  if (!bound.empty()) {
+    std::string names;
+    for (auto& n : bound) names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "note: %s specialized on the given values of %s (needed at import)\n", file.c_str(), names.c_str());
+    std::erase_if(inputSpecs, [&](const std::string& spec) { return std::find(bound.begin(), bound.end(), spec.substr(0, spec.find('='))) != bound.end(); });
+  }
+  return *mod;
 }
 
 }  // namespace
@@ -133,7 +181,7 @@ int runRun(const std::vector<std::string>& args, bool color) {
   if (file.empty()) return usage("missing input file");
 
   DiagnosticEngine diag;
-  auto mod = loadModuleFile(file, diag);
+  auto mod = onnx::isOnnxPath(file) ? loadOnnxForRun(file, inputSpecs, diag) : loadModuleFile(file, diag);
   if (!mod) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;

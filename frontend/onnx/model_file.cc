@@ -131,8 +131,12 @@ Result<Signature> readSignature(const std::string& path) {
   std::set<std::string> inits;
   for (auto& t : model.graph().initializer()) inits.insert(t.name());
   Signature sig;
-  for (auto& vi : model.graph().input())
-    if (!inits.count(vi.name())) sig.inputs.push_back({vi.name(), kind(vi)});
+  for (auto& vi : model.graph().input()) {
+    if (inits.count(vi.name())) continue;
+    sig.inputs.push_back({vi.name(), kind(vi)});
+    auto dt = vi.type().has_tensor_type() ? dtypeOf(vi.type().tensor_type().elem_type()) : Result<DataType>(DataType::void_());
+    sig.inputDtypes.push_back(dt ? *dt : DataType::void_());
+  }
   for (auto& vi : model.graph().output()) sig.outputs.push_back({vi.name(), kind(vi)});
   return sig;
 }

@@ -54,6 +54,7 @@ Result<IRModuleRef> fromOnnxBytes(const std::string& bytes, const std::string& s
 // "sequence" or "optional" (runners use it to read the matching .pb files).
 struct Signature {
   std::vector<std::pair<std::string, std::string>> inputs, outputs;
+  std::vector<DataType> inputDtypes;  // per input: a tensor's element type (void otherwise)
 };
 Result<Signature> readSignature(const std::string& path);
 
