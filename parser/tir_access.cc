@@ -163,6 +163,26 @@ class Detector {
     return false;
   }
 
+  // Whether `e` computes through a call TVM's interval evaluator cannot bound (all but shifts and
+  // masks; loads inside are not entered): such an index covers its whole dim, as when topi's
+  // reflect / replicate pads index through T.if_then_else.
+  static bool opaqueCall(const PrimExpr& e) {
+    if (!e) return false;
+    if (e->kind() == NodeKind::PrimCall) {
+      auto& c = static_cast<const PrimCall&>(*e);
+      if (c.op != "tir.shift_right" && c.op != "tir.bitwise_and") return true;
+      for (auto& a : c.args)
+        if (opaqueCall(a)) return true;
+      return false;
+    }
+    if (PrimBinary::classOf(e->kind())) {
+      auto& b = static_cast<const PrimBinary&>(*e);
+      return opaqueCall(b.a) || opaqueCall(b.b);
+    }
+    if (e->kind() == NodeKind::Cast) return opaqueCall(static_cast<const Cast&>(*e).value);
+    return false;
+  }
+
   // The values `e` takes while the inner loops run (TVM's EvalSet, for affine indices).
   IntSet evalSet(const PrimExpr& e) const {
     if (!usesDom(e)) return IntSet::point(e);
@@ -196,6 +216,10 @@ class Detector {
   std::vector<IntSet> relaxIndices(const std::vector<PrimExpr>& indices) const {
     std::vector<IntSet> out;
     for (auto& i : indices) {
+      if (opaqueCall(i)) {
+        out.push_back(IntSet::all());
+        continue;
+      }
       if (i->kind() == NodeKind::Ramp) {
         auto& r = static_cast<const Ramp&>(*i);
         IntSet b = evalSet(r.base);

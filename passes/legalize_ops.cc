@@ -47,7 +47,7 @@ class Legalizer : public BindingRewriter {
     PrimFuncRef key = canon.kb.build(canon.inputs, canonOuts);
     legalize::Ctx ctx(*c);
     PrimFuncRef own = withScalarParams(ctx.kb.build(ctx.inputs, entry->rule(ctx)));
-    GlobalVarRef gv = kernelFor(key, entry->kernelName, [&] { return own; });
+    GlobalVarRef gv = kernelFor(key, canon.kernelName.empty() ? entry->kernelName : canon.kernelName, [&] { return own; });
     PyValue outSInfo;
     outSInfo.kind = PyValue::SInfo;
     outSInfo.sinfo = c->sinfo;

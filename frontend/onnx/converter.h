@@ -144,5 +144,6 @@ void registerMiscConverters();
 void registerTrainingConverters();
 void registerDataDependentConverters();
 void registerResizeConverters();
+void registerSignalConverters();
 
 }  // namespace rlx::onnx

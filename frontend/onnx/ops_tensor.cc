@@ -159,8 +159,19 @@ void registerTensorConverters() {
     }
     for (auto w : width)
       if (w < 0) fail("negative pads (cropping) are not supported");
-    if (mode != "constant" && mode != "reflect" && mode != "edge") fail("pad mode '" + mode + "' is not supported");
-    return {{c.op("nn.pad", {ex(c.x(0))}, {{"pad_width", ints(width)}, {"pad_value", f(value)}, {"pad_mode", s(mode)}})}};
+    // Relax's nn.pad names ONNX's edge and wrap modes as torch does: replicate and circular.
+    std::string relaxMode = mode == "edge" ? "replicate" : mode == "wrap" ? "circular" : mode;
+    if (relaxMode != "constant" && relaxMode != "reflect" && relaxMode != "replicate" && relaxMode != "circular") fail("pad mode '" + mode + "' is not supported");
+    if (mode == "reflect") {
+      // One reflection (the edge not repeated) must cover the padding, as in TVM's reflect_pad.
+      auto d = c.dims(0);
+      for (int64_t a = 0; a < r; ++a) {
+        auto size = d[size_t(a)].as<IntImm>();
+        int64_t lo = width[size_t(2 * a)], hi = width[size_t(2 * a + 1)], most = lo > hi ? lo : hi;
+        if (most > 0 && size && most >= size->value) fail("reflect pads (" + std::to_string(most) + ") must be smaller than the padded dim (" + std::to_string(size->value) + ")");
+      }
+    }
+    return {{c.op("nn.pad", {ex(c.x(0))}, {{"pad_width", ints(width)}, {"pad_value", f(value)}, {"pad_mode", s(relaxMode)}})}};
   });
 }
 

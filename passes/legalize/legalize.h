@@ -20,6 +20,9 @@ class Ctx {
   te::KernelBuilder kb;
   std::vector<Expr> tirArgs;       // call_tir arguments, in kernel parameter order
   std::vector<te::Tensor> inputs;  // their placeholders
+  // The PrimFunc's name when it depends on the call (nn.pad's reflect_pad, ...); empty: the name
+  // the rule was registered with.
+  std::string kernelName;
 
   // Argument `e` (a tensor with a known shape) as a kernel input, named after the Relax var (A,
   // B, ... by position otherwise, as TVM's call_te does). nullopt when its shape is unknown.

@@ -1,8 +1,9 @@
-// Legalization of conv1d/2d/3d as topi.nn.conv computes them for any layout: a pad_temp stage, then
-// one reduction block conv<d>d_<layout> (group_ prefixed when grouped) over rc and ry / rx / rz.
+// Legalization of conv1d/2d/3d as topi.nn.conv computes them (pad_temp, then one reduction block
+// conv<d>d_<layout> over rc and ry / rx / rz) and of nn.pad in topi's four padding modes.
 #include <algorithm>
 #include <cctype>
 
+#include "ir/arith.h"
 #include "ir/ops/infer_util.h"
 #include "passes/legalize/legalize.h"
 
@@ -94,16 +95,53 @@ Rule convRule(size_t dim) {
   };
 }
 
+// topi's reflect_pad / replicate_pad / circular_pad: every dim (padded or not) reads its source
+// index through the mode's mapping of o = i - before, written as topi's operator overloads build
+// it (only constant operands fold), so the kernel prints as TVM's does.
+Tensor modePadStage(te::KernelBuilder& kb, const Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after, const std::string& mode) {
+  auto sub = [](const PrimExpr& a, const PrimExpr& b) -> PrimExpr {
+    if (auto f = foldConstants(NodeKind::Sub, a, b)) return f;
+    if (auto z = asIntImm(b); z && z->value == 0) return a;
+    return te::bin(NodeKind::Sub, a, b);
+  };
+  auto select = [](const PrimExpr& c, const PrimExpr& t, const PrimExpr& f) { return te::call("tir.if_then_else", t->dtype, {c, t, f}); };
+  std::vector<PrimExpr> shape;
+  for (size_t d = 0; d < x.ndim(); ++d) shape.push_back(add(x.shape()[d], intImm(before[d] + after[d], x.shape()[d]->dtype)));
+  std::string stage = mode == "reflect" ? "ReflectPadInput" : mode == "replicate" ? "ReplicatePadInput" : "CircularPadInput";
+  return kb.compute(stage, shape, x.dtype(), [&](const Indices& i) {
+    Indices idx;
+    for (size_t d = 0; d < x.ndim(); ++d) {
+      DataType t = i[d]->dtype;
+      PrimExpr size = x.shape()[d], o = sub(i[d], intImm(before[d], t)), zero = intImm(0, t);
+      if (mode == "reflect") {
+        // o < 0: -o (the edge is not repeated); o >= size: 2 * size - 2 - o.
+        PrimExpr twice = sub(te::idxMul(intImm(2, t), size), intImm(2, t));
+        idx.push_back(select(te::bin(NodeKind::LT, o, zero), te::bin(NodeKind::Mul, o, intImm(-1, t)),
+                             select(te::bin(NodeKind::LE, size, o), sub(twice, o), o)));
+      } else if (mode == "replicate") {
+        idx.push_back(select(te::bin(NodeKind::LT, o, zero), zero, select(te::bin(NodeKind::LE, size, o), sub(size, intImm(1, t)), o)));
+      } else {
+        // (o + size) floormod size; x floormod 1 folds to 0 as in TVM.
+        auto one = asIntImm(size);
+        idx.push_back(one && one->value == 1 ? zero : te::bin(NodeKind::FloorMod, te::idxAdd(o, size), size));
+      }
+    }
+    return x(idx);
+  }, "i");
+}
+
 }  // namespace
 
 void registerConvRules() {
   registerRule("relax.nn.conv1d", "conv1d", convRule(1));
   registerRule("relax.nn.conv2d", "conv2d", convRule(2));
   registerRule("relax.nn.conv3d", "conv3d", convRule(3));
-  // topi.nn.pad with its default stage name PadInput; reflect/replicate/circular are other kernels.
+  // TVM's _nn_pad picks the topi function by pad_mode: topi.nn.pad (stage PadInput, kernel "pad")
+  // for constant, reflect_pad / replicate_pad / circular_pad (kernels named after them) otherwise.
   registerRule("relax.nn.pad", "pad", [](Ctx& ctx) -> std::vector<Tensor> {
     auto x = ctx.arg(0);
-    if (!x || ops::attrString(ctx.call, "pad_mode", "constant") != "constant") return {};
+    if (!x) return {};
+    std::string mode = ops::attrString(ctx.call, "pad_mode", "constant");
     std::vector<int64_t> widths = ops::attrInts(ctx.call, "pad_width");
     if (widths.size() != 2 * x->ndim()) return {};
     std::vector<int64_t> before, after;
@@ -111,8 +149,22 @@ void registerConvRules() {
       if (widths[2 * d] < 0 || widths[2 * d + 1] < 0) return {};
       before.push_back(widths[2 * d]), after.push_back(widths[2 * d + 1]);
     }
-    PrimExpr value = te::constant(ops::attrReal(ctx.call, "pad_value", 0), x->dtype());
-    return {padStage(ctx.kb, *x, before, after, value, "PadInput", "i")};
+    if (mode == "constant") {
+      PrimExpr value = te::constant(ops::attrReal(ctx.call, "pad_value", 0), x->dtype());
+      return {padStage(ctx.kb, *x, before, after, value, "PadInput", "i")};
+    }
+    // "edge" is rlx's older spelling of replicate (the evaluator treats them alike).
+    if (mode == "edge") mode = "replicate";
+    if (mode != "reflect" && mode != "replicate" && mode != "circular") return {};
+    // topi reads out of bounds where a single reflection cannot cover the padding, or when an
+    // empty dim is padded: such calls stay unlegalized rather than become unsafe kernels.
+    for (size_t d = 0; d < x->ndim(); ++d) {
+      auto size = asIntImm(x->shape()[d]);
+      if (!size || (before[d] == 0 && after[d] == 0)) continue;
+      if (size->value == 0 || (mode == "reflect" && (before[d] >= size->value || after[d] >= size->value))) return {};
+    }
+    ctx.kernelName = mode + "_pad";
+    return {modePadStage(ctx.kb, *x, before, after, mode)};
   });
 }
 

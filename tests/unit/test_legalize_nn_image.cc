@@ -1,5 +1,5 @@
 // LegalizeOps kernels of conv1d/2d_transpose, resize2d, grid_sample, pixel_shuffle, prelu,
-// instance_norm, the bit ops, mod, sign, log_add_exp, logical_xor, quantize, dequantize and einsum:
+// instance_norm, the bit ops, mod, sign, log_add_exp, logical_xor, quantize, dequantize, einsum, pad:
 // each run by the TIR interpreter and by the LLVM JIT, and compared with the reference evaluator.
 #include <catch2/catch.hpp>
 
@@ -233,4 +233,58 @@ TEST_CASE("legalize nn/image: einsum", "[legalize][einsum]") {
   check({"x: " + T("(2, 3, 4)"), "R.einsum((x,), subscripts=\"ijk->\")", {{2, 3, 4}}});
   check({"x: " + T("(2, 3, 4)"), "R.einsum((x,), subscripts=\"i...->...\")", {{2, 3, 4}}});
   check({"a: " + T("(2, 3, 4)") + ", b: " + T("(4, 5)") + ", c: " + T("(5, 2)"), "R.einsum((a, b, c), subscripts=\"abc,cd,de->abe\")", {{2, 3, 4}, {4, 5}, {5, 2}}});
+}
+
+namespace {
+
+// The pad kernel on x = 1, 2, 3, ... must give `want` (worked out by hand) on the interpreter and
+// the JIT; the evaluator is held to the same values.
+void checkPadByHand(const std::string& shape, const std::vector<int64_t>& dims, const std::string& widths, const std::string& mode, const std::vector<double>& want) {
+  int64_t n = 1;
+  for (auto d : dims) n *= d;
+  std::vector<double> ramp;
+  for (int64_t k = 1; k <= n; ++k) ramp.push_back(double(k));
+  std::string call = "R.nn.pad(x, pad_width=" + widths + ", pad_value=9.0, pad_mode=\"" + mode + "\")";
+  Case c{"x: " + T(shape), call, {dims}, 0, 0, false, ramp};
+  INFO(call);
+  Prepared p;
+  REQUIRE(prepare(c, 1, p) == "");
+  auto wantArray = make<NDArray>(DataType::float32(), p.expected[0]->shape);
+  REQUIRE(wantArray->numel() == int64_t(want.size()));
+  for (size_t k = 0; k < want.size(); ++k) wantArray->setDouble(int64_t(k), want[k]);
+  CHECK(compareOutputs(c, p.expected, {wantArray}, p.inputs, "evaluator", "hand") == "");
+  REQUIRE(runPrimFunc(*p.kernel, p.args).ok());
+  CHECK(compareOutputs(c, p.outputs, {wantArray}, p.inputs, "interpreter", "hand") == "");
+  auto kernel = compileKernel(p.kernel, "pad");
+  REQUIRE(kernel.ok());
+  auto outs = p.freshOutputs();
+  REQUIRE(runKernel(**kernel, *p.kernel, p.argsWith(outs)).ok());
+  CHECK(compareOutputs(c, outs, {wantArray}, p.inputs, "jit", "hand") == "");
+}
+
+}  // namespace
+
+TEST_CASE("legalize nn/image: pad, every mode", "[legalize][pad]") {
+  // x = [[1, 2, 3], [4, 5, 6]] padded by (1, 1) rows and (2, 1) columns.
+  std::string w = "[1, 1, 2, 1]";
+  checkPadByHand("(2, 3)", {2, 3}, w, "constant", {9, 9, 9, 9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 9, 4, 5, 6, 9, 9, 9, 9, 9, 9, 9});
+  // reflect (numpy's, the edge not repeated): rows 1 0 1 0, columns 2 1 0 1 2 1.
+  checkPadByHand("(2, 3)", {2, 3}, w, "reflect", {6, 5, 4, 5, 6, 5, 3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5, 3, 2, 1, 2, 3, 2});
+  // replicate (numpy's edge): rows 0 0 1 1, columns 0 0 0 1 2 2; "edge" is the same.
+  std::vector<double> edge = {1, 1, 1, 2, 3, 3, 1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6, 4, 4, 4, 5, 6, 6};
+  checkPadByHand("(2, 3)", {2, 3}, w, "replicate", edge);
+  checkPadByHand("(2, 3)", {2, 3}, w, "edge", edge);
+  // circular (numpy's wrap): rows 1 0 1 0, columns 1 2 0 1 2 0.
+  checkPadByHand("(2, 3)", {2, 3}, w, "circular", {5, 6, 4, 5, 6, 4, 2, 3, 1, 2, 3, 1, 5, 6, 4, 5, 6, 4, 2, 3, 1, 2, 3, 1});
+  // Wrapping more than once around a dim of 3.
+  checkPadByHand("(3,)", {3}, "[4, 5]", "circular", {3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2});
+
+  for (const char* mode : {"reflect", "replicate", "circular"}) {
+    std::string m = std::string(", pad_mode=\"") + mode + "\")";
+    check({"x: " + T("(2, 3, 4)"), "R.nn.pad(x, pad_width=[0, 0, 1, 2, 3, 1]" + m, {{2, 3, 4}}});
+    check({"x: " + T("(1, 2, 5, 4)"), "R.nn.pad(x, pad_width=[0, 0, 0, 0, 2, 2, 1, 3]" + m, {{1, 2, 5, 4}}});
+    check({"x: " + T("(\"n\", 4)"), "R.nn.pad(x, pad_width=[1, 2, 0, 3]" + m, {{5, 4}}});
+    check({"x: " + T("(3, 4)", "int32"), "R.nn.pad(x, pad_width=[2, 0, 0, 1]" + m, {{3, 4}}, -50, 50});
+    check({"x: " + T("(4, 3)", "float64"), "R.nn.pad(x, pad_width=[1, 1, 1, 1]" + m, {{4, 3}}});
+  }
 }
