@@ -68,6 +68,8 @@ Outputs recurrent(NodeCtx& c, Cell cell) {
   bool batchFirst = c.i("layout", 0) != 0;
   if (c.hasAttr("clip")) fail("the clip attribute is not supported");
   if (cell == Cell::LSTM && c.i("input_forget", 0)) fail("input_forget=1 is not supported");
+  for (size_t k : {size_t(0), size_t(1), size_t(2)})
+    if (c.ndim(k) != 3) fail("X, W and R must be 3-D (input " + std::to_string(k) + " has " + std::to_string(c.ndim(k)) + " dims)");
   Expr x = c.x(0);
   if (batchFirst) x = c.op("permute_dims", {ex(x)}, {{"axes", ints({1, 0, 2})}});
   auto xd = tensorInfo(x)->dims();
