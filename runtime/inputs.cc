@@ -2,6 +2,7 @@
 // and the checks that tie every input to its parameter's struct info.
 #include "runtime/inputs.h"
 
+#include <cstring>
 #include <fmt/format.h>
 
 #include <cctype>
@@ -154,9 +155,17 @@ Result<vm::Value> parseInput(const std::string& spec, const VarRef& param, Input
   vm::Value v;
   auto form = [&](const char* name) { return spec.rfind(std::string(name) + "(", 0) == 0 && spec.back() == ')'; };
   if (spec.size() > 4 && spec.compare(spec.size() - 4, 4, ".npy") == 0) {
-    auto a = readNpy(spec);
+    bool raw = false;
+    auto a = readNpy(spec, &raw);
     if (!a.ok()) return Error(fmt::format("{}: {}", param->name, a.error().message));
-    v = vm::Value::ofTensor(*a);
+    NDArrayRef arr = *a;
+    // Raw elements of the declared width are the declared dtype (bfloat16, float8 from numpy).
+    if (raw && tensor && !tensor->dtype.isVoid() && tensor->dtype.bits == arr->dtype.bits) {
+      auto typed = make<NDArray>(tensor->dtype, arr->shape);
+      std::memcpy(typed->data(), arr->data(), arr->nbytes());
+      arr = typed;
+    }
+    v = vm::Value::ofTensor(arr);
   } else if (form("rand") || form("zeros") || form("ones")) {
     std::string args = spec.substr(spec.find('(') + 1, spec.size() - spec.find('(') - 2);
     std::vector<int64_t> shape;

@@ -17,14 +17,25 @@ namespace {
 // numpy's type strings for our dtypes ('<f4', '|b1', ...).
 std::string descrOf(DataType t) {
   if (t.isBool()) return "|b1";
+  // Types numpy has no dtype for (bfloat16, float8) are stored as raw bytes, as ml_dtypes arrays
+  // are saved: np.load gives a void array that `.view(ml_dtypes.bfloat16)` reinterprets.
+  if (t.code != DataType::Float && t.code != DataType::Int && t.code != DataType::UInt && t.bits % 8 == 0) return fmt::format("|V{}", t.bytes());
   char kind = t.code == DataType::Float ? 'f' : t.code == DataType::Int ? 'i' : t.code == DataType::UInt ? 'u' : '?';
   if (kind == '?') return "";
   int bytes = t.bytes();
   return fmt::format("{}{}{}", bytes == 1 ? '|' : '<', kind, bytes);
 }
 
-std::optional<DataType> dtypeOfDescr(const std::string& d) {
+std::optional<DataType> dtypeOfDescr(const std::string& d, bool& raw) {
   if (d == "|b1" || d == "<b1") return DataType::boolean();
+  raw = d.size() >= 3 && d[1] == 'V';
+  if (raw) {
+    // Raw elements (bfloat16, float8 saved through ml_dtypes): held as unsigned ints of that
+    // width until a declared dtype says what they are.
+    int width = std::atoi(d.c_str() + 2);
+    if (width != 1 && width != 2 && width != 4 && width != 8) return std::nullopt;
+    return DataType(DataType::UInt, width * 8);
+  }
   if (d.size() < 3 || (d[0] != '<' && d[0] != '|' && d[0] != '=')) return std::nullopt;
   int bytes = std::atoi(d.c_str() + 2);
   DataType::Code code;
@@ -57,7 +68,7 @@ std::optional<std::string> field(const std::string& header, const std::string& k
 
 }  // namespace
 
-Result<NDArrayRef> parseNpy(const std::string& bytes, const std::string& name) {
+Result<NDArrayRef> parseNpy(const std::string& bytes, const std::string& name, bool* raw) {
   auto bad = [&](const std::string& why) { return Error(fmt::format("{}: not a valid .npy file: {}", name, why)); };
   if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) return bad("missing the \\x93NUMPY magic");
   int major = uint8_t(bytes[6]);
@@ -76,8 +87,10 @@ Result<NDArrayRef> parseNpy(const std::string& bytes, const std::string& name) {
   std::string header = bytes.substr(headerStart, headerLen);
   auto descr = field(header, "descr"), fortran = field(header, "fortran_order"), shapeText = field(header, "shape");
   if (!descr || !fortran || !shapeText) return bad("the header lacks 'descr', 'fortran_order' or 'shape'");
-  auto dtype = dtypeOfDescr(descr->substr(1, descr->size() - 2));
-  if (!dtype) return bad(fmt::format("unsupported dtype {} (bool, int8-64, uint8-64, float16/32/64 little-endian)", *descr));
+  bool rawBytes = false;
+  auto dtype = dtypeOfDescr(descr->substr(1, descr->size() - 2), rawBytes);
+  if (!dtype) return bad(fmt::format("unsupported dtype {} (bool, int8-64, uint8-64, float16/32/64 little-endian, raw V1-V8)", *descr));
+  if (raw) *raw = rawBytes;
   if (*fortran != "False") return bad("Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");
   std::vector<int64_t> shape;
   std::string dims = shapeText->substr(1, shapeText->size() - 2);
@@ -99,12 +112,12 @@ Result<NDArrayRef> parseNpy(const std::string& bytes, const std::string& name) {
   return a;
 }
 
-Result<NDArrayRef> readNpy(const std::string& path) {
+Result<NDArrayRef> readNpy(const std::string& path, bool* raw) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error(fmt::format("cannot open {}", path));
   std::stringstream ss;
   ss << in.rdbuf();
-  return parseNpy(ss.str(), path);
+  return parseNpy(ss.str(), path, raw);
 }
 
 std::string encodeNpy(const NDArray& a) {

@@ -8,8 +8,10 @@
 
 namespace rlx {
 
-Result<NDArrayRef> readNpy(const std::string& path);
-Result<NDArrayRef> parseNpy(const std::string& bytes, const std::string& name);
+// `raw` (optional) tells whether the file held raw elements (numpy's 'V' dtypes, how bfloat16 and
+// float8 arrays are saved); they come back as unsigned ints of that width.
+Result<NDArrayRef> readNpy(const std::string& path, bool* raw = nullptr);
+Result<NDArrayRef> parseNpy(const std::string& bytes, const std::string& name, bool* raw = nullptr);
 std::string encodeNpy(const NDArray& a);
 Status writeNpy(const std::string& path, const NDArray& a);  // atomic (temp + rename)
 
