@@ -11,10 +11,15 @@
 namespace rlx {
 
 Status writeFileAtomically(const std::string& path, const std::string& contents) {
+  return writeFileAtomically(path, std::vector<std::string_view>{contents});
+}
+
+Status writeFileAtomically(const std::string& path, const std::vector<std::string_view>& parts) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) return Error("cannot write '" + path + "': " + std::strerror(errno));
-  bool ok = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
+  bool ok = true;
+  for (auto& part : parts) ok = ok && std::fwrite(part.data(), 1, part.size(), f) == part.size();
   ok = (std::fclose(f) == 0) && ok;
   if (!ok) {
     std::remove(tmp.c_str());

@@ -161,12 +161,14 @@ Status write(const std::string& path, const std::vector<Entry>& entries) {
   }
   header += "}";
   while (header.size() % 8) header += ' ';
-  std::string data(8, '\0');
+  std::string prefix(8, '\0');
   uint64_t n = header.size();
-  std::memcpy(data.data(), &n, 8);
-  data += header;
-  for (auto& e : entries) data.append(static_cast<const char*>(e.array->data()), e.array->nbytes());
-  return writeFileAtomically(path, data);
+  std::memcpy(prefix.data(), &n, 8);
+  prefix += header;
+  // The tensors' bytes go out from where they are, not through one joined copy.
+  std::vector<std::string_view> parts = {prefix};
+  for (auto& e : entries) parts.emplace_back(static_cast<const char*>(e.array->data()), e.array->nbytes());
+  return writeFileAtomically(path, parts);
 }
 
 Result<std::vector<NDArrayRef>> readConstants(const std::string& path) {

@@ -44,12 +44,28 @@ Status parseMessage(google::protobuf::Message& msg, const std::string& bytes, co
 }
 
 Result<std::string> readAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) return Error("cannot open '" + path + "': " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) return Error("reading '" + path + "' failed");
-  return ss.str();
+  std::string bytes(size_t(f.tellg()), '\0');
+  f.seekg(0);
+  if (!f.read(bytes.data(), std::streamsize(bytes.size()))) return Error("reading '" + path + "' failed");
+  return bytes;
+}
+
+// Parses the model straight from the file, so that its bytes are never held next to the parsed
+// message (a 100 MB model would need 200 MB); only a failed parse reads them, to say where.
+Status parseModelFile(::onnx::ModelProto& model, const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return Error("cannot open '" + path + "': " + std::strerror(errno));
+  bool ok;
+  {
+    google::protobuf::io::FileInputStream in(fd, 1 << 20);
+    ok = model.ParseFromZeroCopyStream(&in) && in.GetErrno() == 0;
+  }
+  ::close(fd);
+  if (ok) return okStatus();
+  RLX_TRY(bytes, readAll(path));
+  return parseMessage(model, bytes, "model", path);
 }
 
 std::string dirOf(const std::string& path) {
@@ -87,11 +103,8 @@ Result<IRModuleRef> fromOnnxBytes(const std::string& bytes, const std::string& s
 }
 
 Result<IRModuleRef> fromOnnxFile(const std::string& path, const ImportOptions& options) {
-  RLX_TRY(bytes, readAll(path));
   ::onnx::ModelProto model;
-  RLX_TRY_STATUS(parseMessage(model, bytes, "model", path));
-  // The file's bytes are no longer needed once parsed: free them before weights are converted.
-  std::string().swap(bytes);
+  RLX_TRY_STATUS(parseModelFile(model, path));
   if (!model.has_graph()) return Error(path + ": the model has no graph");
   GraphImporter importer(model, path, dirOf(path), options);
   return importer.run();
