@@ -144,6 +144,7 @@ void registerMiscConverters();
 void registerTrainingConverters();
 void registerDataDependentConverters();
 void registerResizeConverters();
+void registerContribConverters();
 void registerSignalConverters();
 
 }  // namespace rlx::onnx

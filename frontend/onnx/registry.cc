@@ -55,6 +55,7 @@ void registerAll() {
     registerTrainingConverters();
     registerDataDependentConverters();
     registerResizeConverters();
+    registerContribConverters();
     registerSignalConverters();
   });
 }
