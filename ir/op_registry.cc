@@ -1,5 +1,6 @@
 // The operator registry (every op family registers once, on first lookup) and the schema-driven
 // builder that maps TVMScript positional/keyword values onto an op's Call args and attrs.
+#include <limits>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -241,6 +242,9 @@ Result<Attr> convertAttr(const PyValue& v, Conv conv, const std::string& ctx) {
       [[fallthrough]];
     case OpParam::DoubleAttr:
       if (auto d = realOf(v)) return AttrValue::real(*d);
+      // Non-finite values print quoted ("inf", "-inf", "nan"), as Python's float() reads them.
+      if (v.kind == PyValue::Str && (v.s == "inf" || v.s == "-inf" || v.s == "+inf" || v.s == "nan"))
+        return AttrValue::real(v.s == "nan" ? std::numeric_limits<double>::quiet_NaN() : v.s == "-inf" ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
       return kindError(ctx, "a float", v);
     case OpParam::OptStrAttr:
       if (none) return Attr();

@@ -145,3 +145,17 @@ TEST_CASE("grammar: Python precedence and associativity", "[parser]") {
   CHECK(parseExprLine("- - - a") == "(- (- (- a)))");
   CHECK(parseExprLine("T.max(a, b).c") == "(call T.max).c");
 }
+
+TEST_CASE("parser: a float attribute given as quoted inf / -inf / nan (how the printer writes them) reads back", "[parser]") {
+  // Found by the ONNX fuzzer: MaxPool's Indices pad X with -inf, printed pad_value="-inf", which
+  // did not re-parse.
+  std::string text = std::string(kHeader) + "        y = R.nn.pad(x, pad_width=[1, 1], pad_value=\"-inf\")\n        return y\n";
+  std::string errors;
+  std::string printed = roundTrip(text, &errors);
+  INFO(errors);
+  REQUIRE(!printed.empty());
+  CHECK(printed.find("pad_value=\"-inf\"") != std::string::npos);
+  CHECK(roundTrip(printed) == printed);
+  CHECK(roundTrip(std::string(kHeader) + "        y = R.nn.pad(x, pad_width=[1, 1], pad_value=\"nan\")\n        return y\n") != "");
+  CHECK(roundTrip(std::string(kHeader) + "        y = R.nn.pad(x, pad_width=[1, 1], pad_value=\"infinity\")\n        return y\n") == "");
+}
