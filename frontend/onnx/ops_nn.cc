@@ -240,6 +240,33 @@ void registerNNConverters() {
     });
   }
 
+  onnxOp("CausalConvWithState", {27}, [](NodeCtx& c) -> Outputs {
+    // A depthwise conv1d over past_state (zeros when absent) followed by the input, so each output
+    // sees only its own and earlier positions; present_state is the last k - 1 positions of that
+    // concatenation. Optional bias, then SiLU ("silu" or its alias "swish").
+    auto in = c.dims(0), w = c.dims(1);
+    if (in.size() != 3 || w.size() != 3) fail("input must be (batch, channels, length) and weight (channels, 1, k)");
+    auto k = w[2].as<IntImm>();
+    if (!k || k->value < 1) fail("the kernel size must be known at import");
+    int64_t keep = k->value - 1;
+    Expr past = c.has(3) ? c.x(3) : c.op("zeros", {ex(shapeExpr({in[0], in[1], intImm(keep)}))}, {{"dtype", s(c.dtype(0).str())}});
+    Expr seq = keep ? c.op("concat", {ex(make<Tuple>(std::vector<Expr>{past, c.x(0)}))}, {{"axis", i(2)}}) : c.x(0);
+    Expr y = c.op("nn.conv1d", {ex(seq), ex(c.x(1))},
+                  {{"strides", ints({1})}, {"padding", ints({0, 0})}, {"dilation", ints({1})}, {"groups", primValue(in[1])}, {"data_layout", s("NCW")}, {"kernel_layout", s("OIW")}});
+    if (c.has(2)) y = addChannelBias(c, y, c.x(2), 1);
+    std::string act = c.s("activation", "none");
+    if (act == "silu" || act == "swish") y = c.op("multiply", {ex(y), ex(c.op("sigmoid", {ex(y)}))});
+    else if (act != "none") fail("activation must be 'none', 'silu' or 'swish', not '" + act + "'");
+    auto total = tensorInfo(seq)->dims();
+    PyValue end;
+    end.kind = PyValue::List;
+    end.items = {primValue((*total)[2])};
+    PyValue begin;
+    begin.kind = PyValue::List;
+    begin.items = {primValue(simplify(sub((*total)[2], intImm(keep))))};
+    Expr present = c.op("strided_slice", {ex(seq), ints({2}), begin, end});
+    return {{y}, {present}};
+  });
   onnxOp("MaxUnpool", {9, 11, 22}, [](NodeCtx& c) -> Outputs {
     // Every value goes to its flat index (MaxPool's Indices) in a zero tensor of the shape a
     // MaxPool with these attributes would have read; a larger output_shape pads it at the end.
