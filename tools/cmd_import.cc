@@ -8,6 +8,7 @@
 #include "ir/verifier.h"
 #include "printer/module_file.h"
 #include "printer/printer.h"
+#include "runtime/npy.h"
 #include "tools/commands.h"
 
 namespace rlx::tools {
@@ -28,6 +29,8 @@ options:
   --shape NAME=1,3,224,224  override an input's shape (repeatable)
   --dtype NAME=float16      override an input's dtype (repeatable)
   --no-sanitize-names       keep input names as written (else '.' and other characters -> '_')
+  --bind NAME=FILE.npy      fix input NAME to that value: it becomes a constant (how a model whose
+                            shapes, axes or pads arrive as inputs is specialized; repeatable)
 )";
 
 int usage(const std::string& msg) {
@@ -57,6 +60,12 @@ bool parseDims(const std::string& text, std::vector<int64_t>& out) {
 }  // namespace
 
 int runImport(const std::vector<std::string>& args, bool color) {
+  auto report = [&](const Error& e) {
+    DiagnosticEngine diag;
+    diag.error(e);
+    std::fputs(diag.render(color).c_str(), stderr);
+    return 1;
+  };
   onnx::ImportOptions opts;
   std::string input, output, paramsOut;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -103,6 +112,13 @@ int runImport(const std::vector<std::string>& args, bool color) {
         if (!parseDims(val, dims)) return usage("--shape: '" + val + "' is not a comma-separated list of dims");
         opts.shapeDict[name] = dims;
       }
+    } else if (a == "--bind") {
+      auto v = value("--bind");
+      size_t eq = v ? v->find('=') : std::string::npos;
+      if (eq == std::string::npos || eq == 0) return usage("--bind needs NAME=FILE.npy");
+      auto arr = readNpy(v->substr(eq + 1));
+      if (!arr) return report(arr.error());
+      opts.inputValues[v->substr(0, eq)] = *arr;
     } else if (!a.empty() && a[0] == '-') {
       return usage("unknown option '" + a + "'");
     } else if (input.empty()) {
@@ -113,14 +129,16 @@ int runImport(const std::vector<std::string>& args, bool color) {
   }
   if (input.empty()) return usage("missing input file");
   if (!paramsOut.empty() && !opts.keepParamsInInput) return usage("--detach-params needs --keep-params-in-input");
+  std::vector<std::string> needed;
+  opts.neededInputs = &needed;
   auto mod = onnx::fromOnnxFile(input, opts);
-  auto report = [&](const Error& e) {
-    DiagnosticEngine diag;
-    diag.error(e);
-    std::fputs(diag.render(color).c_str(), stderr);
-    return 1;
-  };
-  if (!mod) return report(mod.error());
+  if (!mod) {
+    Error e = mod.error();
+    std::string names;
+    for (auto& n : needed) names += (names.empty() ? "" : ", ") + n;
+    if (!names.empty() && e.hint.empty()) e.hint = "the import needs the value of " + names + ": give it with --bind NAME=FILE.npy";
+    return report(e);
+  }
   for (auto& e : verifyModule(*mod)) return report(Error("rlx import produced an ill-formed module (a bug): " + e.message));
   IRModuleRef result = *mod;
   if (!paramsOut.empty()) {
