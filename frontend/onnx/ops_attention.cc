@@ -1,6 +1,7 @@
 // Transformer ONNX ops of opset 23: Attention (3-D or 4-D Q/K/V, grouped-query heads, KV cache,
 // boolean or additive masks, causal masking, softcap, the qk_matmul output modes) and
-// RotaryEmbedding (interleaved or split halves, partial rotary dims, position ids).
+// RotaryEmbedding (interleaved or split halves, partial rotary dims, position ids); opset 27's
+// LinearAttention (its recurrence unrolled over the sequence).
 // `com.microsoft`'s contrib Attention is a different op in its own domain (ops_contrib.cc).
 #include <cmath>
 #include <limits>
@@ -167,6 +168,59 @@ void registerAttentionConverters() {
     if (r == 4) out = c.op("permute_dims", {ex(out)}, {{"axes", ints({0, 2, 1, 3})}});
     else out = c.op("reshape", {ex(out), ex(shapeExpr(original))});
     return {{out}};
+  });
+  onnxOp("LinearAttention", {27}, [](NodeCtx& c) -> Outputs {
+    // Per step t and kv head: S = exp(g_t) S (gated rules), then S += k_t (x) v_t, or for the
+    // delta rules S += beta_t k_t (x) (v_t - S^T k_t); o_t = scale * q_t^T S. Query heads share
+    // their group's kv head. The recurrence is unrolled over the (static) sequence length.
+    std::string rule = c.s("update_rule", "gated_delta");
+    bool gated = rule == "gated" || rule == "gated_delta", delta = rule == "delta" || rule == "gated_delta";
+    if (!gated && !delta && rule != "linear") fail("unknown update_rule '" + rule + "'");
+    int64_t hq = c.i("q_num_heads", 0), hkv = c.i("kv_num_heads", 0);
+    if (hq <= 0 || hkv <= 0 || hq % hkv) fail("q_num_heads must be a positive multiple of kv_num_heads");
+    auto qd = c.dims(0), kd = c.dims(1), vd = c.dims(2);
+    if (qd.size() != 3 || kd.size() != 3 || vd.size() != 3) fail("query, key and value must be 3-D (B, T, heads * dim)");
+    int64_t steps = known(qd[1], "the sequence length"), dk = known(qd[2], "the query width") / hq, dv = known(vd[2], "the value width") / hkv;
+    if (gated && !c.has(4)) fail("update_rule '" + rule + "' needs the decay input");
+    if (delta && !c.has(5)) fail("update_rule '" + rule + "' needs the beta input");
+    if (steps > 4096) fail("sequences over 4096 steps are too long to unroll");
+    DataType t = c.dtype(0);
+    PrimExpr batch = qd[0];
+    double scale = c.f("scale", 0.0);
+    if (scale == 0) scale = 1.0 / std::sqrt(double(dk));
+    auto reshape = [&](Expr e, std::vector<PrimExpr> shape) { return c.op("reshape", {ex(e), ex(shapeExpr(shape))}); };
+    auto step = [&](Expr e, int64_t at) {  // (B, T, X) -> (B, X) at t
+      return c.op("squeeze", {ex(c.op("strided_slice", {ex(e), ints({1}), ints({at}), ints({at + 1})}))}, {{"axis", ints({1})}});
+    };
+    auto mm = [&](Expr a, Expr b2) { return c.op("matmul", {ex(a), ex(b2)}); };
+    auto add = [&](Expr a, Expr b2) { return c.op("add", {ex(a), ex(b2)}); };
+    auto mul = [&](Expr a, Expr b2) { return c.op("multiply", {ex(a), ex(b2)}); };
+    // A per-head gate (B, H or 1) or per-key-dim gate (B, H * dk) as (B, H or 1, dk or 1, 1).
+    auto gate = [&](Expr g) {
+      int64_t w = known(tensorInfo(g)->dims()->at(1), "the gate width");
+      if (w == hkv * dk) return reshape(g, {batch, intImm(hkv), intImm(dk), intImm(1)});
+      if (w == hkv || w == 1) return reshape(g, {batch, intImm(w), intImm(1), intImm(1)});
+      fail("a gate must have kv_num_heads, kv_num_heads * d_k or 1 values per step");
+    };
+    Expr state = c.has(3) ? c.x(3) : c.op("zeros", {ex(shapeExpr({batch, intImm(hkv), intImm(dk), intImm(dv)}))}, {{"dtype", s(t.str())}});
+    std::vector<Expr> outs;
+    for (int64_t at = 0; at < steps; ++at) {
+      Expr kt = reshape(step(c.x(1), at), {batch, intImm(hkv), intImm(dk), intImm(1)});
+      Expr vt = reshape(step(c.x(2), at), {batch, intImm(hkv), intImm(1), intImm(dv)});
+      if (gated) state = mul(state, c.op("exp", {ex(gate(step(c.x(4), at)))}));
+      if (delta) {
+        Expr recalled = mm(c.op("permute_dims", {ex(kt)}, {{"axes", ints({0, 1, 3, 2})}}), state);  // (B, H, 1, dv) = S^T k
+        Expr update = mul(gate(step(c.x(5), at)), c.op("subtract", {ex(vt), ex(recalled)}));
+        state = add(state, mm(kt, update));
+      } else {
+        state = add(state, mm(kt, vt));
+      }
+      Expr qt = reshape(step(c.x(0), at), {batch, intImm(hkv), intImm(hq / hkv), intImm(dk)});
+      Expr ot = mul(mm(qt, state), c.scalar(scale, t));  // (B, Hkv, G, dv)
+      outs.push_back(reshape(ot, {batch, intImm(hq * dv)}));
+    }
+    Expr out = c.op("stack", {ex(make<Tuple>(outs))}, {{"axis", i(1)}});
+    return {{out}, {state}};
   });
 }
 
