@@ -47,6 +47,14 @@ void registerControlConverters() {
     auto t = tensorInfo(cond);
     if (!t || !t->dtype.isBool()) fail("the condition must be a bool tensor");
     if (t->ndim != 0) cond = c.op("reshape", {ex(cond), ex(shapeExpr({}))});
+    // A condition known at import (computed from shapes or constants) picks its branch now: the
+    // branches may then differ in shapes or even in structure.
+    if (auto known = c.constInts(0); known && known->size() == 1) {
+      auto outs = inlineSubgraph(c, graphAttr(c, (*known)[0] ? "then_branch" : "else_branch"), {});
+      Outputs result;
+      for (auto& o : outs) result.push_back({o});
+      return result;
+    }
     Expr thenBody = branchBody(c.graph().convertSubgraph(graphAttr(c, "then_branch"), {}));
     Expr elseBody = branchBody(c.graph().convertSubgraph(graphAttr(c, "else_branch"), {}));
     Expr result = c.emit(make<If>(cond, thenBody, elseBody));

@@ -1,6 +1,6 @@
 // Less common ONNX ops composed from Relax ops: Lp pooling and normalization, CumProd, Swish,
-// ReverseSequence, GridSample, CenterCropPad and the Optional ops (an absent optional is an
-// absent value, known at import).
+// ReverseSequence, GridSample, AffineGrid, TensorScatter, CenterCropPad and the Optional ops (an
+// absent optional is an absent value, known at import).
 #include <cmath>
 
 #include "frontend/onnx/converter.h"
@@ -101,6 +101,64 @@ void registerMiscConverters() {
     std::string padding = c.s("padding_mode", "zeros");
     return {{c.op("image.grid_sample", {ex(c.x(0)), ex(c.x(1))},
                   {{"method", s(method)}, {"layout", s("NCHW")}, {"padding_mode", s(padding)}, {"align_corners", b(c.i("align_corners", 0))}})}};
+  });
+  onnxOp("AffineGrid", {20}, [](NodeCtx& c) -> Outputs {
+    // theta (N, k, k+1) applied to the homogeneous coordinates of an evenly spaced grid over
+    // [-1, 1] per spatial dim (pixel centers, or corners with align_corners), x fastest.
+    auto size = c.requireInts(1, "size");
+    size_t k = size.size() - 2;
+    if (size.size() != 4 && size.size() != 5) fail("size must be (N, C, H, W) or (N, C, D, H, W)");
+    bool corners = c.i("align_corners", 0) != 0;
+    std::vector<int64_t> spatial(size.begin() + 2, size.end());
+    int64_t points = 1;
+    for (auto d : spatial) points *= d;
+    DataType t = c.dtype(0);
+    auto base = make<NDArray>(t, std::vector<int64_t>{int64_t(k + 1), points});  // (k+1, P): rows x, y, (z,) 1
+    auto coord = [&](int64_t i, int64_t len) { return corners ? (len > 1 ? -1.0 + 2.0 * double(i) / double(len - 1) : -1.0) : -1.0 + (2.0 * double(i) + 1.0) / double(len); };
+    for (int64_t p = 0; p < points; ++p) {
+      int64_t rest = p;
+      std::vector<int64_t> at(k);
+      for (size_t d = k; d-- > 0;) at[d] = rest % spatial[d], rest /= spatial[d];
+      // Row r holds the coordinate of spatial dim k-1-r (x is the last dim).
+      for (size_t r = 0; r < k; ++r) base->setDouble(int64_t(r) * points + p, coord(at[k - 1 - r], spatial[k - 1 - r]));
+      base->setDouble(int64_t(k) * points + p, 1.0);
+    }
+    Expr grid = c.op("matmul", {ex(c.x(0)), ex(c.constant(base))});  // (N, k, P)
+    Expr moved = c.op("permute_dims", {ex(grid)}, {{"axes", ints({0, 2, 1})}});
+    std::vector<PrimExpr> shape = {c.dims(0)[0]};
+    for (auto d : spatial) shape.push_back(intImm(d));
+    shape.push_back(intImm(int64_t(k)));
+    return {{c.op("reshape", {ex(moved), ex(shapeExpr(shape))})}};
+  });
+  onnxOp("TensorScatter", {24}, [](NodeCtx& c) -> Outputs {
+    // The cache with update's sequence written at write_indices[b] (0 when absent) along axis,
+    // modulo the cache length in circular mode: a scatter whose indices are computed per element.
+    auto pd = c.dims(0), ud = c.dims(1);
+    int64_t r = int64_t(pd.size());
+    int64_t axis = normAxis(c.i("axis", -2), r);
+    if (axis == 0) fail("axis must not be the batch axis");
+    std::string mode = c.s("mode", "linear");
+    if (mode != "linear" && mode != "circular") fail("mode must be 'linear' or 'circular'");
+    int64_t len = 0;
+    if (auto u = ud[size_t(axis)].as<IntImm>()) len = u->value;
+    else fail("the update's sequence length must be known at import");
+    auto a = make<NDArray>(DataType::int64(), std::vector<int64_t>{len});
+    for (int64_t k = 0; k < len; ++k) a->setInt(k, k);
+    std::vector<PrimExpr> along(size_t(r), intImm(1));
+    along[size_t(axis)] = intImm(len);
+    Expr idx = c.op("reshape", {ex(c.constant(a)), ex(shapeExpr(along))});
+    if (c.has(2)) {
+      std::vector<PrimExpr> perBatch(size_t(r), intImm(1));
+      perBatch[0] = pd[0];
+      idx = c.op("add", {ex(idx), ex(c.op("reshape", {ex(c.cast(c.x(2), DataType::int64())), ex(shapeExpr(perBatch))}))});
+    }
+    if (mode == "circular") {
+      auto cap = pd[size_t(axis)].as<IntImm>();
+      if (!cap || cap->value <= 0) fail("circular mode needs the cache length known at import");
+      idx = c.op("floor_mod", {ex(idx), ex(c.scalar(double(cap->value), DataType::int64()))});
+    }
+    idx = c.op("broadcast_to", {ex(idx), ex(shapeExpr(ud))});
+    return {{c.op("scatter_elements", {ex(c.x(0)), ex(idx), ex(c.x(1))}, {{"axis", i(axis)}})}};
   });
   onnxOp("CenterCropPad", {18}, [](NodeCtx& c) -> Outputs {
     auto target = c.requireInts(1, "shape");
