@@ -91,6 +91,8 @@ void registerShapeConverters() {
       }
     }
     if (symbolicEntries) {
+      // Each entry's shape expression mentions every other: keep ranks sane (numpy's limit is 64).
+      if (dims.size() > 32) fail("a target shape of " + std::to_string(dims.size()) + " entries known only at run time is not supported (at most 32)");
       PrimExpr numel = intImm(1);
       for (auto& d : in) numel = mul(numel, d);
       // The product of the other entries is the product of all with the -1 counted as 1.
