@@ -1,5 +1,5 @@
 // Less common ONNX ops composed from Relax ops: Lp pooling and normalization, CumProd, Swish,
-// ReverseSequence, GridSample, AffineGrid, TensorScatter, CenterCropPad and the Optional ops (an
+// ReverseSequence, GridSample, AffineGrid, TensorScatter, Col2Im, CenterCropPad and the Optional ops (an
 // absent optional is an absent value, known at import).
 #include <cmath>
 
@@ -159,6 +159,54 @@ void registerMiscConverters() {
     }
     idx = c.op("broadcast_to", {ex(idx), ex(shapeExpr(ud))});
     return {{c.op("scatter_elements", {ex(c.x(0)), ex(idx), ex(c.x(1))}, {{"axis", i(axis)}})}};
+  });
+  onnxOp("Col2Im", {18}, [](NodeCtx& c) -> Outputs {
+    // Each column entry (channel, offset in the block, block) adds into its image pixel: a
+    // scatter-add along a constant index map; entries that fall in the padding go to one spare
+    // slot that is cut off afterwards.
+    auto image = c.requireInts(1, "image_shape"), block = c.requireInts(2, "block_shape");
+    size_t n = image.size();
+    if (n == 0 || block.size() != n) fail("image_shape and block_shape must have one value per spatial dim");
+    auto strides = c.ints("strides", n, 1), dil = c.ints("dilations", n, 1), pads = c.ints("pads", 2 * n, 0);
+    auto in = c.dims(0);
+    if (in.size() != 3) fail("the input must be (N, C * prod(block_shape), L)");
+    int64_t rows = 0, cols = 0, kernel = 1, pixels = 1, blocks = 1;
+    if (auto r = in[1].as<IntImm>()) rows = r->value;
+    if (auto l = in[2].as<IntImm>()) cols = l->value;
+    std::vector<int64_t> perDim(n);
+    for (size_t d = 0; d < n; ++d) {
+      if (strides[d] <= 0 || dil[d] <= 0 || block[d] <= 0) fail("strides, dilations and block_shape must be positive");
+      kernel *= block[d], pixels *= image[d];
+      perDim[d] = (image[d] + pads[d] + pads[d + n] - (dil[d] * (block[d] - 1) + 1)) / strides[d] + 1;
+      blocks *= std::max<int64_t>(perDim[d], 0);
+    }
+    if (!rows || rows % kernel || cols != blocks) fail("the input's dims do not match block_shape and the number of blocks");
+    int64_t channels = rows / kernel;
+    auto idx = make<NDArray>(DataType::int64(), std::vector<int64_t>{rows * cols});
+    for (int64_t ch = 0; ch < channels; ++ch)
+      for (int64_t kpos = 0; kpos < kernel; ++kpos)
+        for (int64_t bl = 0; bl < cols; ++bl) {
+          // The pixel of this entry, dim by dim from the last (row-major offsets in block and image).
+          int64_t kr = kpos, br = bl, pixel = 0, scale = 1;
+          bool inside = true;
+          for (size_t d = n; d-- > 0;) {
+            int64_t at = (br % perDim[d]) * strides[d] - pads[d] + (kr % block[d]) * dil[d];
+            kr /= block[d], br /= perDim[d];
+            inside &= at >= 0 && at < image[d];
+            pixel += at * scale;
+            scale *= image[d];
+          }
+          idx->setInt((ch * kernel + kpos) * cols + bl, inside ? ch * pixels + pixel : channels * pixels);
+        }
+    PrimExpr batch = in[0];
+    Expr flatIn = c.op("reshape", {ex(c.x(0)), ex(shapeExpr({batch, intImm(rows * cols)}))});
+    Expr where = c.op("broadcast_to", {ex(c.op("reshape", {ex(c.constant(idx)), ex(shapeExpr({intImm(1), intImm(rows * cols)}))})), ex(shapeExpr({batch, intImm(rows * cols)}))});
+    Expr zeros = c.op("zeros", {ex(shapeExpr({batch, intImm(channels * pixels + 1)}))}, {{"dtype", s(c.dtype(0).str())}});
+    Expr summed = c.op("scatter_elements", {ex(zeros), ex(where), ex(flatIn)}, {{"axis", i(1)}, {"reduction", s("add")}});
+    Expr kept = c.op("strided_slice", {ex(summed), ints({1}), ints({0}), ints({channels * pixels})});
+    std::vector<PrimExpr> shape = {batch, intImm(channels)};
+    for (auto d : image) shape.push_back(intImm(d));
+    return {{c.op("reshape", {ex(kept), ex(shapeExpr(shape))})}};
   });
   onnxOp("CenterCropPad", {18}, [](NodeCtx& c) -> Outputs {
     auto target = c.requireInts(1, "shape");
