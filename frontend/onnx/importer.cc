@@ -407,6 +407,13 @@ Outputs GraphImporter::expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& 
   return outs;
 }
 
+std::vector<Expr> GraphImporter::inlineSubgraph(const ::onnx::GraphProto& g, const std::vector<OValue>& inputs) {
+  auto sg = convertSubgraph(g, inputs);
+  if (sg.block)
+    for (auto& b : sg.block->bindings) bb_.addBinding(b);
+  return sg.outputs;
+}
+
 GraphImporter::Subgraph GraphImporter::convertSubgraph(const ::onnx::GraphProto& g, const std::vector<OValue>& inputs) {
   // Outer values stay visible by name; the subgraph's own inputs and initializers shadow them.
   std::map<std::string, OValue> scope = *scope_;

@@ -42,6 +42,9 @@ class GraphImporter {
     BlockRef block;  // null when the subgraph emitted nothing
   };
   Subgraph convertSubgraph(const ::onnx::GraphProto& g, const std::vector<OValue>& inputs);
+  // The same with the subgraph's bindings appended to the current block (one unrolled step, a
+  // branch chosen at import, a modifier graph applied in place); returns its outputs.
+  std::vector<Expr> inlineSubgraph(const ::onnx::GraphProto& g, const std::vector<OValue>& inputs);
 
  private:
   Status checkSupported(const ::onnx::GraphProto& g, std::vector<std::string>& problems);

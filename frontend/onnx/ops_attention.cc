@@ -1,12 +1,13 @@
 // Transformer ONNX ops of opset 23: Attention (3-D or 4-D Q/K/V, grouped-query heads, KV cache,
 // boolean or additive masks, causal masking, softcap, the qk_matmul output modes) and
 // RotaryEmbedding (interleaved or split halves, partial rotary dims, position ids); opset 27's
-// LinearAttention (its recurrence unrolled over the sequence).
+// LinearAttention (its recurrence unrolled over the sequence); ai.onnx.preview's FlexAttention.
 // `com.microsoft`'s contrib Attention is a different op in its own domain (ops_contrib.cc).
 #include <cmath>
 #include <limits>
 
 #include "frontend/onnx/converter.h"
+#include "frontend/onnx/importer.h"
 #include "frontend/onnx/tensor.h"
 
 namespace rlx::onnx {
@@ -221,6 +222,40 @@ void registerAttentionConverters() {
     }
     Expr out = c.op("stack", {ex(make<Tuple>(outs))}, {{"axis", i(1)}});
     return {{out}, {state}};
+  });
+  registerConverter("ai.onnx.preview", "FlexAttention", {1}, [](NodeCtx& c) -> Outputs {
+    // softmax(score_mod(Q K^T * scale)) -> prob_mod -> @ V over (B, H, L, D) heads; query head h
+    // reads kv head h / (Hq / Hkv). The modifier graphs run inline on the (B, Hq, L, S) tensor in
+    // softmax_precision.
+    auto qd = c.dims(0), kd = c.dims(1), vd = c.dims(2);
+    if (qd.size() != 4 || kd.size() != 4 || vd.size() != 4) fail("Q, K and V must be rank 4");
+    int64_t hq = known(qd[1], "q_num_heads"), hkv = known(kd[1], "kv_num_heads"), dh = known(qd[3], "the head size");
+    if (hkv <= 0 || hq % hkv) fail("q_num_heads must be a multiple of kv_num_heads");
+    DataType t = c.dtype(0);
+    DataType prec = t == DataType::float64() ? t : DataType::float32();
+    if (auto p = c.iOpt("softmax_precision")) {
+      auto d = dtypeOf(int32_t(*p));
+      if (!d || !d->isFloat()) fail("softmax_precision must be a float type");
+      prec = *d;
+    }
+    Expr k = c.x(1), v = c.x(2);
+    if (hq != hkv) {
+      k = c.op("repeat", {ex(k)}, {{"repeats", i(hq / hkv)}, {"axis", i(1)}});
+      v = c.op("repeat", {ex(v)}, {{"repeats", i(hq / hkv)}, {"axis", i(1)}});
+    }
+    double scale = c.f("scale", 1.0 / std::sqrt(double(dh)));
+    Expr scores = c.op("matmul", {ex(c.cast(c.x(0), prec)), ex(c.op("permute_dims", {ex(c.cast(k, prec))}, {{"axes", ints({0, 1, 3, 2})}}))});
+    scores = c.op("multiply", {ex(scores), ex(c.scalar(scale, prec))});
+    auto modify = [&](const char* name, Expr e) {
+      auto* a = c.attr(name);
+      if (!a) return e;
+      auto outs = c.graph().inlineSubgraph(a->g(), {OValue{e}});
+      if (outs.size() != 1) fail(std::string(name) + " must have one output");
+      return outs[0];
+    };
+    scores = modify("score_mod", scores);
+    Expr probs = modify("prob_mod", c.op("nn.softmax", {ex(scores)}, {{"axis", i(-1)}}));
+    return {{c.cast(c.op("matmul", {ex(probs), ex(c.cast(v, prec))}), t)}};
   });
 }
 

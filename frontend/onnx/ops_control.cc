@@ -23,13 +23,7 @@ const ::onnx::GraphProto& graphAttr(NodeCtx& c, const char* name) {
   return a->g();
 }
 
-// Converts `g` on `inputs` and appends its bindings to the current block (one unrolled step).
-std::vector<Expr> inlineSubgraph(NodeCtx& c, const ::onnx::GraphProto& g, const std::vector<OValue>& inputs) {
-  auto sg = c.graph().convertSubgraph(g, inputs);
-  if (sg.block)
-    for (auto& b : sg.block->bindings) c.graph().builder().addBinding(b);
-  return sg.outputs;
-}
+std::vector<Expr> inlineSubgraph(NodeCtx& c, const ::onnx::GraphProto& g, const std::vector<OValue>& inputs) { return c.graph().inlineSubgraph(g, inputs); }
 
 // The per-step values of a scan output stacked along `axis` (negative counts from the end).
 Expr stackSteps(NodeCtx& c, const std::vector<Expr>& steps, int64_t axis, const char* op) {
