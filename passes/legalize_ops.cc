@@ -64,7 +64,8 @@ class Legalizer : public BindingRewriter {
                                                                 {"relax.assert_op", "relax.run.assert_op"},
                                                                 {"relax.unique", "relax.run.unique"},
                                                                 {"relax.nonzero", "relax.run.nonzero"},
-                                                                {"relax.vision.all_class_non_max_suppression", "relax.run.all_class_non_max_suppression"}};
+                                                                {"relax.vision.all_class_non_max_suppression", "relax.run.all_class_non_max_suppression"},
+                                                                {"relax.memory.view", "runtime.TVMArrayCreateView"}};
     auto it = packed.find(c.opName());
     if (it == packed.end()) return nullptr;
     // The host function takes no attrs: only the default (ONNX) output format goes there.

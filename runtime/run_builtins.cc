@@ -78,6 +78,21 @@ Expr asArgument(const rlx::Value& v) {
     return c;
   }
   if (v.kind == rlx::Value::Prim) return make<PrimValue>(v.dtype.isFloat() ? floatImm(v.f, v.dtype) : intImm(v.i, v.dtype));
+  if (v.kind == rlx::Value::DType) {
+    auto d = make<DataTypeImm>(v.dtype);
+    d->sinfo = objectSInfo();
+    return d;
+  }
+  if (v.kind == rlx::Value::Shape) {
+    std::vector<PrimExpr> dims;
+    for (auto d : v.shape) dims.push_back(intImm(d));
+    return make<ShapeExpr>(dims);
+  }
+  if (v.kind == rlx::Value::Tuple && v.fields.empty()) {  // an absent optional argument
+    auto t = make<Tuple>(std::vector<Expr>{});
+    t->sinfo = voidSInfo();
+    return t;
+  }
   return nullptr;
 }
 
@@ -117,6 +132,8 @@ void registerRunBuiltins() {
   registerPackedFunction("relax.run.unique", evaluatorOf("relax.unique"));
   registerPackedFunction("relax.run.nonzero", evaluatorOf("relax.nonzero"));
   registerPackedFunction("relax.run.all_class_non_max_suppression", evaluatorOf("relax.vision.all_class_non_max_suppression"));
+  // R.memory.view's legalization (TVM's): the bytes reinterpreted as another shape / dtype.
+  registerPackedFunction("runtime.TVMArrayCreateView", evaluatorOf("relax.memory.view"));
 }
 
 }  // namespace rlx::vm

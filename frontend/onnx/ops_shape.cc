@@ -295,6 +295,18 @@ void registerShapeConverters() {
     return {out};
   });
   onnxOp("CastLike", {}, [](NodeCtx& c) -> Outputs { return {{c.cast(c.x(0), c.dtype(1))}}; });
+  onnxOp("BitCast", {26}, [](NodeCtx& c) -> Outputs {
+    // The same bytes read as another type of the same width: R.memory.view with a dtype.
+    auto to = dtypeOf(int32_t(c.i("to", 0)));
+    if (!to) fail(to.error().message);
+    DataType from = c.dtype(0);
+    // A bool is one byte 0 or 1: as an 8-bit int that is a conversion, and a nonzero byte read
+    // as a bool is true, which is also what a conversion gives.
+    if ((from.isBool() && to->bits == 8) || (to->isBool() && from.bits == 8)) return {{c.cast(c.x(0), *to)}};
+    if (to->bits != from.bits) fail("BitCast from " + from.str() + " to " + to->str() + ": the widths differ");
+    if (*to == from) return {c.in(0)};
+    return {{c.op("memory.view", {ex(c.x(0))}, {{"dtype", s(to->str())}})}};
+  });
 }
 
 }  // namespace rlx::onnx
