@@ -400,12 +400,13 @@ void registerNNConverters() {
     auto ch = dims[1].as<IntImm>();
     if (!ch) fail("the channel count must be known");
     Expr sq = c.op("multiply", {ex(c.x(0)), ex(c.x(0))});
-    int64_t before = (size - 1) / 2, after = size - 1 - before;
+    // A window reaching past every channel adds only zeros there: at most ch - 1 on each side.
+    int64_t before = std::min((size - 1) / 2, ch->value - 1), after = std::min(size - 1 - (size - 1) / 2, ch->value - 1);
     std::vector<int64_t> padWidth(size_t(2 * r), 0);
     padWidth[2] = before, padWidth[3] = after;
     Expr padded = c.op("nn.pad", {ex(sq)}, {{"pad_width", ints(padWidth)}, {"pad_value", f(0.0)}, {"pad_mode", s("constant")}});
     Expr sum;
-    for (int64_t k = 0; k < size; ++k) {
+    for (int64_t k = 0; k < before + after + 1; ++k) {
       Expr part = c.op("strided_slice", {ex(padded), ints({1}), ints({k}), ints({k + ch->value}), ints({1})});
       sum = sum ? c.op("add", {ex(sum), ex(part)}) : part;
     }
