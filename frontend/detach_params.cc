@@ -1,5 +1,5 @@
-// detachParams (see detach_params.h); unlike rlx::nn::detachParams it drops module attrs and global
-// infos and rejects non-tensor entries, as TVM's frontend helper does.
+// detachParams (see detach_params.h): it drops module attrs and global infos and rejects non-tensor
+// entries, as TVM's frontend helper does; rlx::nn::detachParams is this function too.
 #include "frontend/detach_params.h"
 
 namespace rlx {

@@ -1,6 +1,7 @@
 // Parameter files and detachParams (see state_dict.h).
 #include "frontend/nn/state_dict.h"
 
+#include "frontend/detach_params.h"
 #include "ir/safetensors.h"
 
 namespace rlx::nn {
@@ -29,32 +30,10 @@ Result<LoadResult> loadParams(Module& module, const std::string& path, bool stri
 }
 
 std::pair<IRModuleRef, std::map<std::string, std::vector<NDArrayRef>>> detachParams(const IRModuleRef& mod) {
-  auto out = make<IRModule>();
-  out->attrs = mod->attrs;
-  out->globalInfos = mod->globalInfos;
-  std::map<std::string, std::vector<NDArrayRef>> params;
-  for (auto& e : mod->functions) {
-    auto f = e.func.as<Function>();
-    const Attr* p = f && f->attrs ? f->attrs->find("params") : nullptr;
-    if (!p) {
-      out->functions.push_back(e);
-      continue;
-    }
-    auto& list = params[e.gvar->name];
-    if (*p)
-      for (auto& item : (*p)->array)
-        if (item && item->expr)
-          if (auto c = item->expr.as<Constant>()) list.push_back(c->data);
-    auto attrs = make<Attrs>();
-    attrs->typeKey = f->attrs->typeKey;
-    for (auto& kv : f->attrs->fields)
-      if (kv.first != "params") attrs->fields.push_back(kv);
-    auto nf = make<Function>(f->params, f->body, f->retSInfo, f->isPure, attrs->fields.empty() ? AttrsRef() : AttrsRef(attrs));
-    nf->sinfo = f->sinfo;
-    nf->span = f->span;
-    out->functions.push_back({e.gvar, nf});
-  }
-  return {out, params};
+  // The modules rlx::nn exports hold only tensors in "params", so TVM's check cannot fail here.
+  auto detached = rlx::detachParams(mod);
+  RLX_CHECK(detached.ok());
+  return *detached;
 }
 
 }  // namespace rlx::nn

@@ -113,6 +113,10 @@ PyValue primValue(PrimExpr e);
 // spatial sizes `in` (ops_nn.cc).
 std::vector<int64_t> padsOf(NodeCtx& c, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
                             const std::vector<int64_t>& dilations);
+// A dim that must be a known int at import (`what` names it in the error).
+int64_t knownDim(const PrimExpr& e, const char* what);
+// (B, S, heads * D) -> (B, heads, S, D), for the attention ops (ops_attention.cc).
+Expr splitHeads(NodeCtx& c, Expr x, int64_t heads);
 // An ONNX axis in [-rank, rank) as a non-negative one; out of range fails the node.
 int64_t normAxis(int64_t axis, int64_t rank);
 Expr shapeExpr(const std::vector<PrimExpr>& dims);

@@ -12,9 +12,7 @@
 
 namespace rlx::onnx {
 
-namespace {
-
-int64_t known(const PrimExpr& e, const char* what) {
+int64_t knownDim(const PrimExpr& e, const char* what) {
   auto imm = e.as<IntImm>();
   if (!imm) fail(std::string(what) + " must be known at import time");
   return imm->value;
@@ -23,11 +21,13 @@ int64_t known(const PrimExpr& e, const char* what) {
 // (B, S, heads * D) -> (B, heads, S, D).
 Expr splitHeads(NodeCtx& c, Expr x, int64_t heads) {
   auto d = *tensorInfo(x)->dims();
-  int64_t hidden = known(d[2], "the hidden size");
+  int64_t hidden = knownDim(d[2], "the hidden size");
   if (heads <= 0 || hidden % heads) fail("the hidden size " + std::to_string(hidden) + " is not a multiple of the head count " + std::to_string(heads));
   Expr r = c.op("reshape", {ex(x), ex(shapeExpr({d[0], d[1], intImm(heads), intImm(hidden / heads)}))});
   return c.op("permute_dims", {ex(r)}, {{"axes", ints({0, 2, 1, 3})}});
 }
+
+namespace {
 
 // A constant additive bias of shape (rows, cols): -inf where `masked(i, j)`, else 0.
 Expr biasConstant(NodeCtx& c, int64_t rows, int64_t cols, DataType t, const std::function<bool(int64_t, int64_t)>& masked) {
@@ -52,23 +52,23 @@ void registerAttentionConverters() {
       fail("Q must be 3-D or 4-D");
     }
     auto qd = *tensorInfo(q)->dims();
-    int64_t qHeads = known(qd[1], "the query head count"), sq = known(qd[2], "the query length"), headSize = known(qd[3], "the head size");
+    int64_t qHeads = knownDim(qd[1], "the query head count"), sq = knownDim(qd[2], "the query length"), headSize = knownDim(qd[3], "the head size");
     int64_t past = 0;
     if (c.has(4)) {
-      past = known(c.dims(4)[2], "the past length");
+      past = knownDim(c.dims(4)[2], "the past length");
       k = c.op("concat", {ex(make<Tuple>(std::vector<Expr>{c.x(4), k}))}, {{"axis", i(2)}});
     }
     if (c.has(5)) v = c.op("concat", {ex(make<Tuple>(std::vector<Expr>{c.x(5), v}))}, {{"axis", i(2)}});
     Expr presentK = k, presentV = v;
     auto kd = *tensorInfo(k)->dims();
-    int64_t kvHeads = known(kd[1], "the key head count"), skv = known(kd[2], "the key length");
+    int64_t kvHeads = knownDim(kd[1], "the key head count"), skv = knownDim(kd[2], "the key length");
 
     // The additive bias: the mask (padded to the key length), causal masking, padding lengths.
     Expr bias;
     if (c.has(3)) {
       Expr m = c.x(3);
       int64_t mr = c.ndim(3);
-      int64_t mcols = known(c.dims(3)[size_t(mr - 1)], "the mask length");
+      int64_t mcols = knownDim(c.dims(3)[size_t(mr - 1)], "the mask length");
       if (c.dtype(3).isBool()) m = c.op("where", {ex(m), ex(c.scalar(0, t)), ex(c.scalar(-std::numeric_limits<double>::infinity(), t))});
       else m = c.cast(m, t);
       if (mcols < skv) {
@@ -117,7 +117,7 @@ void registerAttentionConverters() {
     if (threeD) {
       auto yd = *tensorInfo(y)->dims();
       y = c.op("permute_dims", {ex(y)}, {{"axes", ints({0, 2, 1, 3})}});
-      y = c.op("reshape", {ex(y), ex(shapeExpr({yd[0], yd[2], intImm(qHeads * known(yd[3], "the value head size"))}))});
+      y = c.op("reshape", {ex(y), ex(shapeExpr({yd[0], yd[2], intImm(qHeads * knownDim(yd[3], "the value head size"))}))});
     }
     int64_t mode = c.i("qk_matmul_output_mode", 0);
     Expr qkOut = mode == 2 ? withBias : mode == 3 ? probs : qk;
@@ -132,14 +132,14 @@ void registerAttentionConverters() {
     if (r == 4) x = c.op("permute_dims", {ex(x)}, {{"axes", ints({0, 2, 1, 3})}});
     else if (r == 3) {
       int64_t heads = c.i("num_heads", 0);
-      int64_t hidden = known(original[2], "the hidden size");
+      int64_t hidden = knownDim(original[2], "the hidden size");
       if (heads <= 0 || hidden % heads) fail("num_heads must divide the hidden size");
       x = c.op("reshape", {ex(x), ex(shapeExpr({original[0], original[1], intImm(heads), intImm(hidden / heads)}))});
     } else {
       fail("the input must be 3-D or 4-D");
     }
     auto xd = *tensorInfo(x)->dims();
-    int64_t head = known(xd[3], "the head size");
+    int64_t head = knownDim(xd[3], "the head size");
     int64_t rot = c.i("rotary_embedding_dim", 0);
     if (rot == 0) rot = head;
     if (rot % 2 || rot > head) fail("rotary_embedding_dim must be even and at most the head size");
@@ -181,7 +181,7 @@ void registerAttentionConverters() {
     if (hq <= 0 || hkv <= 0 || hq % hkv) fail("q_num_heads must be a positive multiple of kv_num_heads");
     auto qd = c.dims(0), kd = c.dims(1), vd = c.dims(2);
     if (qd.size() != 3 || kd.size() != 3 || vd.size() != 3) fail("query, key and value must be 3-D (B, T, heads * dim)");
-    int64_t steps = known(qd[1], "the sequence length"), dk = known(qd[2], "the query width") / hq, dv = known(vd[2], "the value width") / hkv;
+    int64_t steps = knownDim(qd[1], "the sequence length"), dk = knownDim(qd[2], "the query width") / hq, dv = knownDim(vd[2], "the value width") / hkv;
     if (gated && !c.has(4)) fail("update_rule '" + rule + "' needs the decay input");
     if (delta && !c.has(5)) fail("update_rule '" + rule + "' needs the beta input");
     if (steps > 4096) fail("sequences over 4096 steps are too long to unroll");
@@ -198,7 +198,7 @@ void registerAttentionConverters() {
     auto mul = [&](Expr a, Expr b2) { return c.op("multiply", {ex(a), ex(b2)}); };
     // A per-head gate (B, H or 1) or per-key-dim gate (B, H * dk) as (B, H or 1, dk or 1, 1).
     auto gate = [&](Expr g) {
-      int64_t w = known(tensorInfo(g)->dims()->at(1), "the gate width");
+      int64_t w = knownDim(tensorInfo(g)->dims()->at(1), "the gate width");
       if (w == hkv * dk) return reshape(g, {batch, intImm(hkv), intImm(dk), intImm(1)});
       if (w == hkv || w == 1) return reshape(g, {batch, intImm(w), intImm(1), intImm(1)});
       fail("a gate must have kv_num_heads, kv_num_heads * d_k or 1 values per step");
@@ -229,7 +229,7 @@ void registerAttentionConverters() {
     // softmax_precision.
     auto qd = c.dims(0), kd = c.dims(1), vd = c.dims(2);
     if (qd.size() != 4 || kd.size() != 4 || vd.size() != 4) fail("Q, K and V must be rank 4");
-    int64_t hq = known(qd[1], "q_num_heads"), hkv = known(kd[1], "kv_num_heads"), dh = known(qd[3], "the head size");
+    int64_t hq = knownDim(qd[1], "q_num_heads"), hkv = knownDim(kd[1], "kv_num_heads"), dh = knownDim(qd[3], "the head size");
     if (hkv <= 0 || hq % hkv) fail("q_num_heads must be a multiple of kv_num_heads");
     DataType t = c.dtype(0);
     DataType prec = t == DataType::float64() ? t : DataType::float32();

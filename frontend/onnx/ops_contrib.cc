@@ -18,12 +18,6 @@ void msOp(const std::string& opType, Converter fn) { registerConverter(kMicrosof
 Expr add(NodeCtx& c, Expr a, Expr b) { return c.op("add", {ex(a), ex(b)}); }
 Expr mul(NodeCtx& c, Expr a, Expr b) { return c.op("multiply", {ex(a), ex(b)}); }
 
-int64_t known(const PrimExpr& e, const char* what) {
-  auto imm = e.as<IntImm>();
-  if (!imm) fail(std::string(what) + " must be known at import time");
-  return imm->value;
-}
-
 // Layer normalization over the last dim with gamma (and beta): the output, mean and 1/std.
 struct Normalized {
   Expr y, mean, invStd;
@@ -52,15 +46,6 @@ Expr attend(NodeCtx& c, Expr q, Expr k, Expr v, Expr bias, double scale) {
   auto d = *tensorInfo(out)->dims();
   Expr merged = c.op("permute_dims", {ex(out)}, {{"axes", ints({0, 2, 1, 3})}});
   return c.op("reshape", {ex(merged), ex(shapeExpr({d[0], d[2], simplify(rlx::mul(d[1], d[3]))}))});
-}
-
-// (B, S, N * D) -> (B, N, S, D).
-Expr heads(NodeCtx& c, Expr x, int64_t n) {
-  auto d = *tensorInfo(x)->dims();
-  int64_t hidden = known(d[2], "the hidden size");
-  if (n <= 0 || hidden % n) fail("the hidden size " + std::to_string(hidden) + " is not a multiple of num_heads " + std::to_string(n));
-  Expr r = c.op("reshape", {ex(x), ex(shapeExpr({d[0], d[1], intImm(n), intImm(hidden / n)}))});
-  return c.op("permute_dims", {ex(r)}, {{"axes", ints({0, 2, 1, 3})}});
 }
 
 // The additive bias of a key mask: a raw 0/1 mask (B, L) or (B, S, L), or right-padding lengths
@@ -93,6 +78,17 @@ Expr causalBias(NodeCtx& c, int64_t s, int64_t l, DataType t) {
 }
 
 Expr sumBiases(NodeCtx& c, Expr a, Expr b) { return !a ? b : !b ? a : add(c, a, b); }
+
+// The additive bias of the fused attention ops: the key mask at `maskAt` (masked keys get
+// mask_filter_value), attention_bias at `biasAt`, and the causal mask when unidirectional; null
+// when there is none.
+Expr attentionBias(NodeCtx& c, size_t maskAt, size_t biasAt, int64_t queries, int64_t keys, DataType t) {
+  Expr bias;
+  if (c.has(maskAt)) bias = keyMaskBias(c, maskAt, keys, t, c.f("mask_filter_value", -10000.0));
+  if (c.has(biasAt)) bias = sumBiases(c, bias, c.x(biasAt));
+  if (c.i("unidirectional", 0)) bias = sumBiases(c, bias, causalBias(c, queries, keys, t));
+  return bias;
+}
 
 }  // namespace
 
@@ -141,7 +137,7 @@ void registerContribConverters() {
     // is each row's count of mask ones (int32), embedding_sum the sum before normalizing.
     Expr ids = c.cast(c.x(0), DataType::int64());
     auto d = c.dims(0);
-    int64_t seqLen = known(d[1], "the sequence length");
+    int64_t seqLen = knownDim(d[1], "the sequence length");
     Expr emb = c.op("take", {ex(c.x(2)), ex(ids)}, {{"axis", i(0)}});
     Expr positions;
     if (c.has(8)) {
@@ -166,7 +162,7 @@ void registerContribConverters() {
     if (c.node.output_size() > 1 && !c.node.output(1).empty()) fail("the present output (KV cache) is not supported");
     int64_t n = c.i("num_heads", 0);
     auto d = c.dims(1);
-    int64_t total = known(d[1], "the weights' width");
+    int64_t total = knownDim(d[1], "the weights' width");
     auto sizes = c.ints("qkv_hidden_sizes");
     if (sizes.empty()) {
       if (total % 3) fail("the weights' width is not three equal parts (give qkv_hidden_sizes)");
@@ -176,14 +172,10 @@ void registerContribConverters() {
     Expr proj = c.op("matmul", {ex(c.x(0)), ex(c.x(1))});
     if (c.has(2)) proj = add(c, proj, c.x(2));
     auto part = [&](int64_t from, int64_t to) { return c.op("strided_slice", {ex(proj), ints({2}), ints({from}), ints({to})}); };
-    Expr q = heads(c, part(0, sizes[0]), n), k = heads(c, part(sizes[0], sizes[0] + sizes[1]), n), v = heads(c, part(sizes[0] + sizes[1], total), n);
+    Expr q = splitHeads(c, part(0, sizes[0]), n), k = splitHeads(c, part(sizes[0], sizes[0] + sizes[1]), n), v = splitHeads(c, part(sizes[0] + sizes[1], total), n);
     DataType t = c.dtype(0);
-    int64_t seq = known(c.dims(0)[1], "the sequence length");
-    double filter = c.f("mask_filter_value", -10000.0);
-    Expr bias;
-    if (c.has(3)) bias = keyMaskBias(c, 3, seq, t, filter);
-    if (c.has(5)) bias = sumBiases(c, bias, c.x(5));
-    if (c.i("unidirectional", 0)) bias = sumBiases(c, bias, causalBias(c, seq, seq, t));
+    int64_t seq = knownDim(c.dims(0)[1], "the sequence length");
+    Expr bias = attentionBias(c, 3, 5, seq, seq, t);
     double scale = c.f("scale", 0.0);
     if (scale == 0) scale = 1.0 / std::sqrt(double(sizes[0] / n));
     return {{attend(c, q, k, v, bias, scale)}};
@@ -195,21 +187,17 @@ void registerContribConverters() {
     if (c.has(6) || c.has(7)) fail("past_key / past_value (KV cache) are not supported");
     int64_t n = c.i("num_heads", 0);
     Expr q = c.x(0), k = c.x(1), v = c.x(2);
-    int64_t dq = known(c.dims(0)[2], "the query width"), dk = known(c.dims(1)[2], "the key width"), dv = known(c.dims(2)[2], "the value width");
+    int64_t dq = knownDim(c.dims(0)[2], "the query width"), dk = knownDim(c.dims(1)[2], "the key width"), dv = knownDim(c.dims(2)[2], "the value width");
     if (c.has(3)) {
       auto slice = [&](int64_t from, int64_t to) { return c.op("strided_slice", {ex(c.x(3)), ints({0}), ints({from}), ints({to})}); };
       q = add(c, q, slice(0, dq)), k = add(c, k, slice(dq, dq + dk)), v = add(c, v, slice(dq + dk, dq + dk + dv));
     }
     DataType t = c.dtype(0);
-    int64_t seqLen = known(c.dims(0)[1], "the sequence length"), l = known(c.dims(1)[1], "the key length");
-    double filter = c.f("mask_filter_value", -10000.0);
-    Expr bias;
-    if (c.has(4)) bias = keyMaskBias(c, 4, l, t, filter);
-    if (c.has(5)) bias = sumBiases(c, bias, c.x(5));
-    if (c.i("unidirectional", 0)) bias = sumBiases(c, bias, causalBias(c, seqLen, l, t));
+    int64_t seqLen = knownDim(c.dims(0)[1], "the sequence length"), l = knownDim(c.dims(1)[1], "the key length");
+    Expr bias = attentionBias(c, 4, 5, seqLen, l, t);
     double scale = c.f("scale", 0.0);
     if (scale == 0) scale = 1.0 / std::sqrt(double(dq / n));
-    return {{attend(c, heads(c, q, n), heads(c, k, n), heads(c, v, n), bias, scale)}};
+    return {{attend(c, splitHeads(c, q, n), splitHeads(c, k, n), splitHeads(c, v, n), bias, scale)}};
   });
 }
 
