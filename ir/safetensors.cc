@@ -2,6 +2,7 @@
 // Malformed files are errors that say what is wrong, never crashes.
 #include "ir/safetensors.h"
 
+#include <filesystem>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -81,6 +82,8 @@ struct JsonReader {
 }  // namespace
 
 Result<std::vector<Entry>> read(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Error("cannot read '" + path + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error("cannot open '" + path + "': " + std::strerror(errno));
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

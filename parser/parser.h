@@ -9,7 +9,7 @@
 namespace rlx {
 
 struct ParseOptions {
-  // Directory searched for the safetensors sidecar of metadata constants ("" = next to sourceName).
+  // The safetensors sidecar of metadata constants ("" = next to sourceName, its .safetensors twin).
   std::string sidecarPath;
   // Maximum nesting depth of brackets / blocks before the input is rejected (never a stack overflow).
   int maxDepth = 200;

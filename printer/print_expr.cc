@@ -31,7 +31,12 @@ std::string RelaxPrinter::constant(const Constant& c) {
   std::string dtype = "\"" + d.dtype.str() + "\"";
   if (d.shape.empty()) return "R.const(" + scalar(0) + ", " + dtype + ")";
   int64_t n = d.numel();
-  if (n <= 16 || !ctx.opts.metadataOut) {
+  // Nested lists cannot say the dims after a zero-size one ((1, 0, 5) prints as [[]]): such a
+  // constant goes to the sidecar when there is one.
+  bool listShowsShape = true;
+  for (size_t k = 0; k + 1 < d.shape.size(); ++k)
+    if (d.shape[k] == 0) listShowsShape = false;
+  if ((n <= 16 && listShowsShape) || !ctx.opts.metadataOut) {
     // Nested list in row-major order; [] for zero-size dims.
     std::string out;
     std::vector<int64_t> strides(d.shape.size(), 1);
@@ -46,7 +51,7 @@ std::string RelaxPrinter::constant(const Constant& c) {
       out += ']';
     };
     rec(0, 0);
-    if (n <= 16 || !ctx.opts.metadataOut) return "R.const(" + out + ", " + dtype + ")";
+    if ((n <= 16 && listShowsShape) || !ctx.opts.metadataOut) return "R.const(" + out + ", " + dtype + ")";
   }
   // Large tensors go to the sidecar; only the same object reuses an index.
   auto& list = *ctx.opts.metadataOut;

@@ -3,9 +3,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
+#include <unistd.h>
+
 #include "frontend/onnx/onnx.h"
+#include "ir/safetensors.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
 #include "printer/printer.h"
@@ -25,9 +29,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::fprintf(stderr, "imported module is ill-formed: %s\n%s\n", problems[0].message.c_str(), rlx::printModule(*mod).c_str());
     std::abort();
   }
-  std::string text = rlx::printModule(*mod);
+  // As `rlx import -o` writes it: constants the text cannot hold go to the sidecar.
+  std::vector<rlx::NDArrayRef> metadata;
+  rlx::PrintOptions popts;
+  popts.metadataOut = &metadata;
+  std::string text = rlx::printModule(*mod, popts);
+  static const std::string dir = "/tmp/rlx-fuzz-onnx-" + std::to_string(::getpid());
+  rlx::ParseOptions parseOpts;
+  if (!metadata.empty()) {
+    std::filesystem::create_directories(dir);
+    if (!rlx::safetensors::writeConstants(dir + "/fuzz-import.safetensors", metadata)) std::abort();
+    parseOpts.sidecarPath = dir + "/fuzz-import.safetensors";
+  }
   rlx::DiagnosticEngine diag;
-  if (!rlx::parseModule(text, "fuzz-import.relax", diag)) {
+  if (!rlx::parseModule(text, "fuzz-import.relax", diag, parseOpts)) {
     std::fprintf(stderr, "imported module does not re-parse:\n%s\n%s\n", text.c_str(), diag.render(false).c_str());
     std::abort();
   }

@@ -159,3 +159,25 @@ TEST_CASE("parser: a float attribute given as quoted inf / -inf / nan (how the p
   CHECK(roundTrip(std::string(kHeader) + "        y = R.nn.pad(x, pad_width=[1, 1], pad_value=\"nan\")\n        return y\n") != "");
   CHECK(roundTrip(std::string(kHeader) + "        y = R.nn.pad(x, pad_width=[1, 1], pad_value=\"infinity\")\n        return y\n") == "");
 }
+
+TEST_CASE("printer: a constant with a zero-size dim before its last dim goes to the sidecar", "[printer]") {
+  // Found by the ONNX fuzzer: (1, 0, 5) printed as R.const([[]]) re-parsed as shape (1, 0).
+  auto data = make<NDArray>(DataType::int64(), std::vector<int64_t>{1, 0, 5});
+  auto c = make<Constant>(data);
+  c->sinfo = tensorSInfo({intImm(1), intImm(0), intImm(5)}, DataType::int64());
+  auto f = make<Function>(std::vector<VarRef>{}, c, c->sinfo, true, AttrsRef());
+  auto mod = make<IRModule>();
+  mod->functions.push_back({make<GlobalVar>("main"), f});
+  std::vector<NDArrayRef> metadata;
+  PrintOptions opts;
+  opts.metadataOut = &metadata;
+  std::string text = printModule(mod, opts);
+  CHECK(metadata.size() == 1);
+  CHECK(text.find("metadata[\"relax.expr.Constant\"][0]") != std::string::npos);
+  auto flat = make<NDArray>(DataType::int64(), std::vector<int64_t>{2, 0});
+  auto c2 = make<Constant>(flat);
+  c2->sinfo = tensorSInfo({intImm(2), intImm(0)}, DataType::int64());
+  mod->functions[0].func = make<Function>(std::vector<VarRef>{}, c2, c2->sinfo, true, AttrsRef());
+  metadata.clear();
+  CHECK(printModule(mod, opts).find("metadata") == std::string::npos);  // [[], []] says (2, 0)
+}
