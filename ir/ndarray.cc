@@ -1,5 +1,6 @@
-// NDArray storage (64-byte aligned) and element access by dtype, including float16/bfloat16.
-// Element accessors convert through double/int64 so generic code (printer, folding) stays simple.
+// NDArray storage (64-byte aligned) and element access by dtype, including float16/bfloat16, the
+// float8/float4 codes and the sub-byte integers (one a byte, see ir/dtype.h). Element accessors
+// convert through double/int64 so generic code (printer, folding) stays simple.
 #include "ir/ndarray.h"
 
 #include <bit>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 
 #include "ir/diagnostic.h"
+#include "ir/minifloat.h"
 
 namespace rlx {
 
@@ -113,38 +115,50 @@ double NDArray::getDouble(int64_t i) const {
       if (dtype.bits == 32) return as<float>()[i];
       if (dtype.bits == 64) return as<double>()[i];
       if (dtype.bits == 16) return halfToFloat(as<uint16_t>()[i]);
-      break;
+      return 0;
     case DataType::BFloat:
       return bfloat16ToFloat(as<uint16_t>()[i]);
-    default:
+    case DataType::Int:
+    case DataType::UInt:
       return double(getInt(i));
+    case DataType::Handle:
+      return 0;
+    default:
+      return decodeMiniFloat(dtype, as<uint8_t>()[i]);
   }
-  return 0;
 }
 
 int64_t NDArray::getInt(int64_t i) const {
   switch (dtype.code) {
     case DataType::Int:
       switch (dtype.bits) {
+        case 2:
+        case 4: {  // the low bits of the byte, sign-extended
+          int shift = 8 - dtype.bits;
+          return int8_t(uint8_t(as<uint8_t>()[i] << shift)) >> shift;
+        }
         case 8: return as<int8_t>()[i];
         case 16: return as<int16_t>()[i];
         case 32: return as<int32_t>()[i];
         case 64: return as<int64_t>()[i];
       }
-      break;
+      return 0;
     case DataType::UInt:
       switch (dtype.bits) {
         case 1:
         case 8: return as<uint8_t>()[i];
+        case 2:
+        case 4: return as<uint8_t>()[i] & ((1 << dtype.bits) - 1);
         case 16: return as<uint16_t>()[i];
         case 32: return as<uint32_t>()[i];
         case 64: return int64_t(as<uint64_t>()[i]);
       }
-      break;
-    default:
+      return 0;
+    case DataType::Handle:
+      return 0;
+    default:  // floats: never through getInt's own default, which would recurse
       return saturatingInt(getDouble(i));
   }
-  return 0;
 }
 
 void NDArray::setDouble(int64_t i, double v) {
@@ -157,29 +171,32 @@ void NDArray::setDouble(int64_t i, double v) {
     case DataType::BFloat:
       as<uint16_t>()[i] = floatToBfloat16(float(v));
       return;
-    default:
+    case DataType::Int:
+    case DataType::UInt:
       setInt(i, dtype.isBool() ? (v != 0) : saturatingInt(v));
+      return;
+    case DataType::Handle:
+      return;
+    default:  // as R.astype converts: through float32, rounded to nearest even, saturating
+      as<uint8_t>()[i] = encodeMiniFloat(dtype, float(v));
   }
 }
 
 void NDArray::setInt(int64_t i, int64_t v) {
   switch (dtype.code) {
     case DataType::Int:
-      switch (dtype.bits) {
-        case 8: as<int8_t>()[i] = int8_t(v); return;
-        case 16: as<int16_t>()[i] = int16_t(v); return;
-        case 32: as<int32_t>()[i] = int32_t(v); return;
-        case 64: as<int64_t>()[i] = v; return;
-      }
-      return;
     case DataType::UInt:
       switch (dtype.bits) {
         case 1: as<uint8_t>()[i] = v != 0; return;
+        case 2:
+        case 4: as<uint8_t>()[i] = uint8_t(v & ((1 << dtype.bits) - 1)); return;  // wraps, as wider ints do
         case 8: as<uint8_t>()[i] = uint8_t(v); return;
         case 16: as<uint16_t>()[i] = uint16_t(v); return;
         case 32: as<uint32_t>()[i] = uint32_t(v); return;
         case 64: as<uint64_t>()[i] = uint64_t(v); return;
       }
+      return;
+    case DataType::Handle:
       return;
     default:
       setDouble(i, double(v));

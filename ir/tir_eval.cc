@@ -9,15 +9,16 @@ namespace rlx::tireval {
 
 namespace {
 
-// Dtypes NDArray stores natively (no vectors, no float8).
+// Dtypes NDArray stores element by element (no vectors).
 bool storableDtype(DataType t) {
   if (t.lanes != 1) return false;
   switch (t.code) {
     case DataType::Float: return t.bits == 16 || t.bits == 32 || t.bits == 64;
     case DataType::BFloat: return t.bits == 16;
-    case DataType::Int: return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
-    case DataType::UInt: return t.bits == 1 || t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
-    default: return false;
+    case DataType::Int: return t.bits == 2 || t.bits == 4 || t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+    case DataType::UInt: return t.bits == 1 || t.bits == 2 || t.bits == 4 || t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+    case DataType::Handle: return false;
+    default: return t.isMiniFloat();
   }
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "ir/minifloat.h"
 #include "ir/tir_eval_internal.h"
 
 namespace rlx::tireval {
@@ -20,6 +21,7 @@ int64_t wrapInt(DataType t, int64_t v) {
 }
 
 double roundFloat(DataType t, double v) {
+  if (t.isMiniFloat()) return roundToMiniFloat(t, v);
   if (t.code == DataType::BFloat) return bfloat16ToFloat(floatToBfloat16(float(v)));
   if (t.code != DataType::Float || t.bits == 64) return v;
   if (t.bits == 32) return double(float(v));
@@ -62,6 +64,7 @@ namespace {
 // The raw bits of a lane in its dtype's storage format.
 uint64_t bitsOf(const Scalar& v) {
   DataType t = v.dtype;
+  if (t.isMiniFloat()) return encodeMiniFloat(t, float(v.f));  // exact: v.f is a value of t
   if (t.code == DataType::BFloat) return floatToBfloat16(float(v.f));
   if (t.code == DataType::Float) {
     if (t.bits == 16) return floatToHalf(float(v.f));
@@ -79,6 +82,7 @@ uint64_t bitsOf(const Scalar& v) {
 }
 
 Scalar fromBits(DataType t, uint64_t b) {
+  if (t.isMiniFloat()) return Scalar::ofFloat(t, decodeMiniFloat(t, uint8_t(b)));
   if (t.code == DataType::BFloat) return Scalar::ofFloat(t, bfloat16ToFloat(uint16_t(b)));
   if (t.code == DataType::Float) {
     if (t.bits == 16) return Scalar::ofFloat(t, halfToFloat(uint16_t(b)));
@@ -95,7 +99,9 @@ Scalar fromBits(DataType t, uint64_t b) {
   return Scalar::ofInt(t, int64_t(b));
 }
 
-bool knownFloat(DataType t) { return (t.code == DataType::Float && (t.bits == 16 || t.bits == 32 || t.bits == 64)) || (t.code == DataType::BFloat && t.bits == 16); }
+bool knownFloat(DataType t) {
+  return (t.code == DataType::Float && (t.bits == 16 || t.bits == 32 || t.bits == 64)) || (t.code == DataType::BFloat && t.bits == 16) || t.isMiniFloat();
+}
 
 }  // namespace
 

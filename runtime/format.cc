@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "ir/minifloat.h"
+
 namespace rlx {
 
 namespace {
@@ -21,6 +23,10 @@ struct FloatStyle {
 
 // The value `v` as the array's dtype holds it (so float32 digits are those of the float32 value).
 double roundTrip(double v, DataType t) {
+  // float8_e8m0fnu rounds up, so its nearest text would read back as a larger value: ask for the
+  // exact value instead.
+  if (t.code == DataType::Float8E8M0FNU) return v;
+  if (t.isMiniFloat()) return roundToMiniFloat(t, v);
   if (t.bits == 16 && t.code == DataType::Float) return halfToFloat(floatToHalf(float(v)));
   if (t.bits == 16 && t.code == DataType::BFloat) return bfloat16ToFloat(floatToBfloat16(float(v)));
   if (t.bits <= 32) return double(float(v));

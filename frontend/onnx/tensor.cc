@@ -38,7 +38,7 @@ const TypeEntry kTypes[] = {
     {TP::COMPLEX64, "COMPLEX64", DataType::void_()},
     {TP::COMPLEX128, "COMPLEX128", DataType::void_()},
     {TP::BFLOAT16, "BFLOAT16", DataType(DataType::BFloat, 16)},
-    {17, "FLOAT8E4M3FN", DataType(DataType::Float8E4M3, 8)},
+    {17, "FLOAT8E4M3FN", DataType(DataType::Float8E4M3FN, 8)},
     {18, "FLOAT8E4M3FNUZ", DataType::void_()},
     {19, "FLOAT8E5M2", DataType(DataType::Float8E5M2, 8)},
     {20, "FLOAT8E5M2FNUZ", DataType::void_()},

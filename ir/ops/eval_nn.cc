@@ -7,6 +7,8 @@
 #include <cfloat>
 #include <cmath>
 
+#include "ir/minifloat.h"
+
 namespace rlx {
 
 void registerNNEvals() {
@@ -54,6 +56,7 @@ double dtypeLowest(DataType t) {
   if (t.isBool()) return 0;
   if (t.isUInt()) return 0;
   if (t.isInt()) return t.bits >= 64 ? double(INT64_MIN) : -std::ldexp(1.0, t.bits - 1);
+  if (t.code == DataType::Float8E8M0FNU) return 0x1p-127;  // unsigned: its least value is positive
   return -dtypeHighest(t);
 }
 
@@ -61,12 +64,9 @@ double dtypeHighest(DataType t) {
   if (t.isBool()) return 1;
   if (t.isUInt()) return t.bits >= 64 ? 18446744073709551615.0 : std::ldexp(1.0, t.bits) - 1;
   if (t.isInt()) return t.bits >= 64 ? double(INT64_MAX) : std::ldexp(1.0, t.bits - 1) - 1;
-  switch (t.code) {
-    case DataType::BFloat: return 3.3895313892515355e38;
-    case DataType::Float8E4M3: return 448;
-    case DataType::Float8E5M2: return 57344;
-    default: return t.bits == 16 ? 65504.0 : t.bits == 32 ? double(FLT_MAX) : DBL_MAX;
-  }
+  if (auto* f = miniFloatFormat(t)) return f->maxFinite;
+  if (t.code == DataType::BFloat) return 3.3895313892515355e38;
+  return t.bits == 16 ? 65504.0 : t.bits == 32 ? double(FLT_MAX) : DBL_MAX;
 }
 
 Status expectShape(const Call& call, const NDArray& t, const Shape& want, const char* what) {
