@@ -16,7 +16,8 @@
 namespace rlx::codegen {
 
 // A TIR value in its compute representation: i1 for bool, iN for (u)intN, float for float16,
-// bfloat16 and float32 (holding values exactly representable in the dtype), double for float64.
+// bfloat16, float32 and the float8/float4 types (holding values exactly representable in the
+// dtype), double for float64.
 struct TV {
   llvm::Value* v = nullptr;
   DataType t;
@@ -53,7 +54,10 @@ class Codegen {
   llvm::IRBuilder<> b;
 
   llvm::Type* computeType(DataType t);
-  llvm::Type* storageType(DataType t);  // i8 for bool, i16 for float16/bfloat16
+  llvm::Type* storageType(DataType t);  // i8 for bool, float8/float4 and sub-byte ints, i16 for float16/bfloat16
+  // A float holding a value of the float8/float4 type `t` to its code (i8), and back.
+  llvm::Value* encodeMiniFloat(llvm::Value* f, DataType t);
+  llvm::Value* decodeMiniFloat(llvm::Value* code, DataType t);
   llvm::IntegerType* i64() { return b.getInt64Ty(); }
 
   // Stops code generation at an unsupported construct: generate() returns `message` as its Error.

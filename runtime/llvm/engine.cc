@@ -26,6 +26,8 @@
 #include "runtime/llvm/vector_math.h"
 #include "runtime/llvm/workspace.h"
 
+extern "C" int32_t rlx_minifloat_encode(float v, int32_t dtypeCode);  // runtime/llvm/expr.cc
+
 namespace rlx::codegen {
 
 namespace {
@@ -78,6 +80,7 @@ Host& host() {
     exportFn("rlx_workspace_alloc", &rlx_workspace_alloc);
     exportFn("rlx_workspace_take", &rlx_workspace_take);
     exportFn("rlx_workspace_free", &rlx_workspace_free);
+    exportFn("rlx_minifloat_encode", &rlx_minifloat_encode);
     if (auto e = r.jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) r.error = toError(std::move(e), "cannot define the JIT's runtime symbols");
     return r;
   }();

@@ -3,8 +3,15 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 
+#include "ir/minifloat.h"
 #include "ir/ndarray.h"
 #include "runtime/llvm/codegen.h"
+
+// The float8/float4 encoder kernels call (exported to the JIT by engine.cc): one out-of-line
+// function shared with the interpreter, so both round exactly alike.
+extern "C" int32_t rlx_minifloat_encode(float v, int32_t dtypeCode) {
+  return rlx::encodeMiniFloat(rlx::DataType(rlx::DataType::Code(dtypeCode), 8), v);
+}
 
 namespace rlx::codegen {
 
@@ -12,6 +19,8 @@ namespace {
 
 bool isUInt64(DataType t) { return t.code == DataType::UInt && t.bits == 64; }
 bool isHalfLike(DataType t) { return (t.code == DataType::Float && t.bits == 16) || t.code == DataType::BFloat; }
+// int2/int4/uint2/uint4: computed as i2/i4, stored one a byte (ir/dtype.h).
+bool isSubByteInt(DataType t) { return t.isIntegral() && !t.isBool() && t.bits < 8; }
 
 std::string opName(NodeKind k) {
   if (k == NodeKind::Min) return "min";
@@ -30,14 +39,47 @@ llvm::Type* Codegen::computeType(DataType t) {
   t = t.element();
   if (t.isIntegral() && t.bits >= 1 && t.bits <= 64) return b.getIntNTy(t.bits);
   if (t.code == DataType::Float && t.bits == 64) return b.getDoubleTy();
-  if ((t.code == DataType::Float && (t.bits == 16 || t.bits == 32)) || (t.code == DataType::BFloat && t.bits == 16)) return b.getFloatTy();
+  if ((t.code == DataType::Float && (t.bits == 16 || t.bits == 32)) || (t.code == DataType::BFloat && t.bits == 16) || t.isMiniFloat()) return b.getFloatTy();
   fail("dtype " + t.str() + " is not supported by the LLVM code generator");
 }
 
 llvm::Type* Codegen::storageType(DataType t) {
-  if (t.isBool()) return b.getInt8Ty();
+  if (t.isBool() || t.isMiniFloat() || isSubByteInt(t)) return b.getInt8Ty();
   if (isHalfLike(t)) return b.getInt16Ty();
   return computeType(t);
+}
+
+llvm::Value* Codegen::encodeMiniFloat(llvm::Value* f, DataType t) {
+  t = t.element();
+  if (auto* c = llvm::dyn_cast<llvm::ConstantFP>(f)) return b.getInt8(rlx::encodeMiniFloat(t, c->getValueAPF().convertToFloat()));
+  auto* type = llvm::FunctionType::get(b.getInt32Ty(), {b.getFloatTy(), b.getInt32Ty()}, false);
+  llvm::FunctionCallee callee = mod.getOrInsertFunction("rlx_minifloat_encode", type);
+  // A pure function of its arguments: LLVM may hoist it out of loops and merge repeated calls.
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    fn->setDoesNotAccessMemory();
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
+    fn->addFnAttr(llvm::Attribute::Speculatable);
+  }
+  return b.CreateTrunc(b.CreateCall(callee, {f, b.getInt32(int32_t(t.code))}), b.getInt8Ty());
+}
+
+llvm::Value* Codegen::decodeMiniFloat(llvm::Value* code, DataType t) {
+  t = t.element();
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(code)) return llvm::ConstantFP::get(b.getFloatTy(), rlx::decodeMiniFloat(t, uint8_t(c->getZExtValue())));
+  // A load from the 256 values of the format (a constant table in the module): every code
+  // decodes in one indexed load, which the vectorizer can turn into a gather.
+  std::string name = "rlx.decode." + t.str();
+  llvm::GlobalVariable* table = mod.getNamedGlobal(name);
+  auto* arrayType = llvm::ArrayType::get(b.getFloatTy(), 256);
+  if (!table) {
+    std::vector<float> values(256);
+    for (unsigned k = 0; k < 256; ++k) values[k] = rlx::decodeMiniFloat(t, uint8_t(k));
+    table = new llvm::GlobalVariable(mod, arrayType, true, llvm::GlobalValue::PrivateLinkage, llvm::ConstantDataArray::get(ctx, values), name);
+    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  }
+  llvm::Value* slot = b.CreateInBoundsGEP(arrayType, table, {b.getInt64(0), b.CreateZExt(code, i64())});
+  return b.CreateLoad(b.getFloatTy(), slot);
 }
 
 void Codegen::check(llvm::Value* ok, const std::string& message) {
@@ -92,8 +134,9 @@ llvm::Value* Codegen::toDouble(const TV& x) {
 TV Codegen::roundTo(llvm::Value* f, DataType t) {
   t = t.element();
   if (t.code == DataType::Float && t.bits == 64) return {b.CreateFPExt(f, b.getDoubleTy()), t};
-  // As roundFloat: a double goes to float first, then to the 16-bit format.
+  // As roundFloat: a double goes to float first, then to the 16-bit or narrower format.
   llvm::Value* x = b.CreateFPTrunc(f, b.getFloatTy());
+  if (t.isMiniFloat()) return {decodeMiniFloat(encodeMiniFloat(x, t), t), t};
   if (t.code == DataType::Float && t.bits == 16) return {b.CreateFPExt(b.CreateFPTrunc(x, b.getHalfTy()), b.getFloatTy()), t};
   if (t.code == DataType::BFloat) {
     // floatToBfloat16: round to nearest even on the bits; NaN keeps its sign and becomes quiet.
@@ -278,6 +321,8 @@ TV Codegen::loadElement(const Buffer& buf, llvm::Value* ptr) {
   DataType t = buf.dtype.element();
   llvm::Value* v = b.CreateLoad(storageType(t), ptr);
   if (t.isBool()) return {b.CreateICmpNE(v, b.getInt8(0)), t};
+  if (t.isMiniFloat()) return {decodeMiniFloat(v, t), t};
+  if (isSubByteInt(t)) return {b.CreateTrunc(v, computeType(t)), t};
   if (t.code == DataType::Float && t.bits == 16) return {b.CreateFPExt(b.CreateBitCast(v, b.getHalfTy()), b.getFloatTy()), t};
   if (t.code == DataType::BFloat) return {b.CreateBitCast(b.CreateShl(b.CreateZExt(v, b.getInt32Ty()), 16), b.getFloatTy()), t};
   return {v, t};
@@ -286,7 +331,8 @@ TV Codegen::loadElement(const Buffer& buf, llvm::Value* ptr) {
 void Codegen::storeElement(const Buffer& buf, llvm::Value* ptr, const TV& value) {
   DataType t = buf.dtype.element();
   llvm::Value* v = cast(value, t).v;  // already exact in t: the conversions below lose nothing
-  if (t.isBool()) v = b.CreateZExt(v, b.getInt8Ty());
+  if (t.isBool() || isSubByteInt(t)) v = b.CreateZExt(v, b.getInt8Ty());  // the bits, zeros above
+  else if (t.isMiniFloat()) v = encodeMiniFloat(v, t);
   else if (t.code == DataType::Float && t.bits == 16) v = b.CreateBitCast(b.CreateFPTrunc(v, b.getHalfTy()), b.getInt16Ty());
   else if (t.code == DataType::BFloat) v = b.CreateTrunc(b.CreateLShr(b.CreateBitCast(v, b.getInt32Ty()), 16), b.getInt16Ty());
   b.CreateStore(v, ptr);

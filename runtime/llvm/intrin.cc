@@ -123,9 +123,11 @@ TV Codegen::intrinsic(const PrimCall& c, int lane) {
     }
     // To the storage bits (16-bit floats are exact in their format), then to t's representation.
     llvm::Value* bits = x.v;
-    if (x.t.code == DataType::Float && x.t.bits == 16) bits = b.CreateBitCast(b.CreateFPTrunc(x.v, b.getHalfTy()), b.getInt16Ty());
+    if (x.t.isMiniFloat()) bits = b.CreateTrunc(encodeMiniFloat(x.v, x.t), b.getIntNTy(x.t.bits));
+    else if (x.t.code == DataType::Float && x.t.bits == 16) bits = b.CreateBitCast(b.CreateFPTrunc(x.v, b.getHalfTy()), b.getInt16Ty());
     else if (x.t.code == DataType::BFloat) bits = b.CreateTrunc(b.CreateLShr(b.CreateBitCast(x.v, b.getInt32Ty()), 16), b.getInt16Ty());
     else if (x.t.isFloat()) bits = b.CreateBitCast(x.v, b.getIntNTy(x.t.bits));
+    if (t.isMiniFloat()) return {decodeMiniFloat(b.CreateZExtOrTrunc(bits, b.getInt8Ty()), t), t};
     if (t.code == DataType::Float && t.bits == 16) return {b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getFloatTy()), t};
     if (t.code == DataType::BFloat) return {b.CreateBitCast(b.CreateShl(b.CreateZExt(bits, b.getInt32Ty()), 16), b.getFloatTy()), t};
     return {b.CreateBitCast(bits, computeType(t)), t};

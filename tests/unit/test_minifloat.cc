@@ -1,5 +1,5 @@
 // The narrow dtypes (float8 x5, float4_e2m1fn, int4/uint4/int2/uint2): names, hand-checked codes,
-// and NDArray element access.
+// NDArray element access, and astype kernels run by the TIR interpreter and the JIT bit for bit.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,6 +8,8 @@
 
 #include "ir/minifloat.h"
 #include "ir/ndarray.h"
+#include "ir/tir_eval.h"
+#include "llvm_test_util.h"
 
 using namespace rlx;
 
@@ -206,4 +208,100 @@ TEST_CASE("NDArray element access of the narrow dtypes", "[minifloat]") {
   f4->setDouble(0, -6);
   CHECK(f4->as<uint8_t>()[0] == 0x0f);
   CHECK(f4->nbytes() == 1);
+}
+
+namespace {
+
+// Every value worth converting: each code's value of every narrow float type, the midpoints
+// between neighbours and a float either side, zeros, infinities, NaN and out-of-range values.
+NDArrayRef probeValues() {
+  std::vector<float> xs = {0.0f, -0.0f, kNaN, -kNaN, kInf, -kInf, 1e9f, -1e9f, 464, 465, 61440, 248, 0x1p-10f, -0x1p-12f, 7.9f, -8.5f, 15.5f, 300};
+  for (DataType t : {kE4M3FN, kE5M2, kE4M3FNUZ, kE5M2FNUZ, kE8M0, kE2M1})
+    for (int c = 0; c + 1 < (t.bits == 4 ? 16 : 256); ++c) {
+      float v = decodeMiniFloat(t, uint8_t(c)), w = decodeMiniFloat(t, uint8_t(c + 1));
+      if (std::isnan(v) || std::isnan(w)) continue;
+      float mid = (v + w) / 2;
+      xs.insert(xs.end(), {v, mid, std::nextafter(mid, kInf), std::nextafter(mid, -kInf)});
+    }
+  auto a = make<NDArray>(DataType::float32(), std::vector<int64_t>{int64_t(xs.size())});
+  std::memcpy(a->data(), xs.data(), xs.size() * 4);
+  return a;
+}
+
+// Runs `f` on `args` in the interpreter and the JIT; "" when every output byte is the same.
+std::string sameBits(const PrimFuncRef& f, std::vector<TirArg> args) {
+  std::vector<TirArg> mine;
+  for (auto& a : args) {
+    auto c = make<NDArray>(a.array->dtype, a.array->shape);
+    std::memcpy(c->data(), a.array->data(), a.array->nbytes());
+    mine.push_back(c);
+  }
+  auto st = runPrimFunc(*f, args);
+  if (!st.ok()) return "runPrimFunc: " + st.error().message;
+  auto kernel = compileKernel(f, "narrow");
+  if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
+  auto run = runKernel(**kernel, *f, mine);
+  if (!run.ok()) return "runKernel: " + run.error().message;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const NDArray &want = *args[i].array, &got = *mine[i].array;
+    for (size_t k = 0; k < want.nbytes(); ++k)
+      if (static_cast<const uint8_t*>(got.data())[k] != static_cast<const uint8_t*>(want.data())[k])
+        return "argument " + std::to_string(i) + " byte " + std::to_string(k) + ": jit " + std::to_string(static_cast<const uint8_t*>(got.data())[k]) +
+               ", interpreter " + std::to_string(static_cast<const uint8_t*>(want.data())[k]);
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("astype to and from the narrow dtypes: interpreter and JIT agree bit for bit", "[minifloat][llvm]") {
+  NDArrayRef probe = probeValues();
+  int64_t n = probe->numel();
+  std::string shape = "R.Tensor((" + std::to_string(n) + ",), ";
+  for (const char* name : {"float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn", "int4", "uint4", "int2", "uint2"}) {
+    INFO(name);
+    DataType t = *DataType::parse(name);
+    // float32 -> t: the kernel's codes are those encodeMiniFloat / setDouble give.
+    auto to = lower("x: " + shape + "\"float32\")", std::string("            gv = R.astype(x, \"") + name + "\")\n");
+    REQUIRE(to.size() == 1);
+    auto out = make<NDArray>(t, std::vector<int64_t>{n});
+    CHECK(sameBits(to[0], {probe, out}) == "");
+    runPrimFunc(*to[0], {probe, out});
+    for (int64_t k = 0; k < n; ++k) {
+      auto one = make<NDArray>(t, std::vector<int64_t>{1});
+      double v = probe->getDouble(k);
+      if (t.isFloat()) one->setDouble(0, v);
+      else one->setInt(0, saturatingInt(v));
+      INFO("element " << k << " = " << v);
+      CHECK(out->as<uint8_t>()[k] == one->as<uint8_t>()[0]);
+    }
+    // t -> float32 and t -> float16, from every code of t.
+    for (const char* back : {"float32", "float16"}) {
+      auto from = lower("x: R.Tensor((256,), \"" + std::string(name) + "\")", std::string("            gv = R.astype(x, \"") + back + "\")\n");
+      REQUIRE(from.size() == 1);
+      auto in = make<NDArray>(t, std::vector<int64_t>{256});
+      for (int c = 0; c < 256; ++c) in->as<uint8_t>()[c] = uint8_t(t.bits < 8 ? c & ((1 << t.bits) - 1) : c);
+      CHECK(sameBits(from[0], {in, make<NDArray>(*DataType::parse(back), std::vector<int64_t>{256})}) == "");
+    }
+  }
+}
+
+TEST_CASE("arithmetic in a float8 dtype rounds each result", "[minifloat][llvm]") {
+  auto fs = lower("x: R.Tensor((256,), \"float8_e4m3fn\"), y: R.Tensor((256,), \"float8_e4m3fn\")", "            gv = R.multiply(R.add(x, y), x)\n");
+  REQUIRE(fs.size() == 1);  // add and multiply fused into one kernel
+  auto x = make<NDArray>(kE4M3FN, std::vector<int64_t>{256}), y = make<NDArray>(kE4M3FN, std::vector<int64_t>{256});
+  for (int c = 0; c < 256; ++c) {
+    x->as<uint8_t>()[c] = uint8_t(c);
+    y->as<uint8_t>()[c] = uint8_t(c * 37 + 11);
+  }
+  auto out = make<NDArray>(kE4M3FN, std::vector<int64_t>{256});
+  CHECK(sameBits(fs[0], {x, y, out}) == "");
+  runPrimFunc(*fs[0], {x, y, out});
+  for (int c = 0; c < 256; ++c) {
+    double sum = roundToMiniFloat(kE4M3FN, x->getDouble(c) + y->getDouble(c));
+    double want = roundToMiniFloat(kE4M3FN, sum * x->getDouble(c));
+    INFO("code " << c);
+    if (std::isnan(want)) CHECK(std::isnan(out->getDouble(c)));
+    else CHECK(out->getDouble(c) == want);
+  }
 }
