@@ -1,5 +1,6 @@
 // Reading ONNX files: a ModelProto (or a tensor / sequence / optional .pb) through protobuf, with
-// the byte offset where a corrupt or truncated file stops making sense, then the import itself.
+// the byte offset where a corrupt or truncated file stops making sense, then the import itself;
+// writing a tensor .pb.
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/wire_format_lite.h>
@@ -175,6 +176,15 @@ Result<Value> readValue(const std::string& bytes, const std::string& path, const
   ::onnx::TensorProto t;
   RLX_TRY_STATUS(parseMessage(t, bytes, "tensor", path));
   return tensorValue(t, path);
+}
+
+Result<std::string> serializeTensor(const NDArray& a, const std::string& name, bool rawData) {
+  ::onnx::TensorProto t;
+  RLX_TRY_STATUS(fromNDArray(a, t, rawData));
+  t.set_name(name);
+  std::string bytes;
+  if (!t.SerializeToString(&bytes)) return Error("tensor '" + name + "' cannot be serialized (over 2 GB?)");
+  return bytes;
 }
 
 }  // namespace rlx::onnx

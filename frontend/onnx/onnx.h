@@ -68,4 +68,9 @@ Result<Value> readValueFile(const std::string& path, const std::string& hint = "
 // The same from bytes in memory (`sourceName` names them in errors).
 Result<Value> readValue(const std::string& bytes, const std::string& sourceName, const std::string& hint = "tensor");
 
+// `a` as a serialized TensorProto named `name` (what readValue reads back): its bytes in raw_data,
+// or with rawData false in the typed field for its type; int4/uint4/float4_e2m1fn/int2/uint2 are
+// packed as ONNX requires.
+Result<std::string> serializeTensor(const NDArray& a, const std::string& name, bool rawData = true);
+
 }  // namespace rlx::onnx

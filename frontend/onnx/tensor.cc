@@ -1,5 +1,7 @@
-// TensorProto -> NDArray: every storage form the format allows (raw_data, typed fields, external
+// TensorProto <-> NDArray: every storage form the format allows (raw_data, typed fields, external
 // data), checked against the declared shape so a short or corrupt tensor is an error, not a crash.
+// ONNX packs the 4-bit and 2-bit types (two or four a byte, the first in the lowest bits, in
+// raw_data and in each int32_data value); rlx holds them one a byte (ir/dtype.h).
 #include "frontend/onnx/tensor.h"
 
 #include <fcntl.h>
@@ -39,18 +41,48 @@ const TypeEntry kTypes[] = {
     {TP::COMPLEX128, "COMPLEX128", DataType::void_()},
     {TP::BFLOAT16, "BFLOAT16", DataType(DataType::BFloat, 16)},
     {17, "FLOAT8E4M3FN", DataType(DataType::Float8E4M3FN, 8)},
-    {18, "FLOAT8E4M3FNUZ", DataType::void_()},
+    {18, "FLOAT8E4M3FNUZ", DataType(DataType::Float8E4M3FNUZ, 8)},
     {19, "FLOAT8E5M2", DataType(DataType::Float8E5M2, 8)},
-    {20, "FLOAT8E5M2FNUZ", DataType::void_()},
-    {21, "UINT4", DataType::void_()},
-    {22, "INT4", DataType::void_()},
-    {23, "FLOAT4E2M1", DataType::void_()},
+    {20, "FLOAT8E5M2FNUZ", DataType(DataType::Float8E5M2FNUZ, 8)},
+    {21, "UINT4", DataType(DataType::UInt, 4)},
+    {22, "INT4", DataType(DataType::Int, 4)},
+    {23, "FLOAT4E2M1", DataType(DataType::Float4E2M1FN, 4)},
+    {24, "FLOAT8E8M0", DataType(DataType::Float8E8M0FNU, 8)},
+    {25, "UINT2", DataType(DataType::UInt, 2)},
+    {26, "INT2", DataType(DataType::Int, 2)},
 };
 
 const TypeEntry* entryOf(int32_t code) {
   for (auto& e : kTypes)
     if (e.code == code) return &e;
   return nullptr;
+}
+
+// The 4-bit and 2-bit types, which ONNX packs several to a byte (bool, 1 bit, takes a byte).
+bool isPacked(DataType t) { return t.bits < 8 && !t.isBool(); }
+
+// The bytes `numel` elements of `t` take in a TensorProto (packed types rounded up to a byte).
+size_t protoBytes(DataType t, int64_t numel) {
+  if (isPacked(t)) return (size_t(numel) * t.bits + 7) / 8;
+  return size_t(numel) * size_t(t.bytes());
+}
+
+// ONNX's packed bytes -> one element a byte: element i is bits [i*b, i*b + b) of the stream.
+void unpack(const uint8_t* packed, NDArray& a) {
+  int bits = a.dtype.bits, perByte = 8 / bits;
+  uint8_t mask = uint8_t((1u << bits) - 1);
+  auto* out = a.as<uint8_t>();
+  for (int64_t i = 0; i < a.numel(); ++i) out[i] = uint8_t(packed[i / perByte] >> ((i % perByte) * bits)) & mask;
+}
+
+// The inverse; the unused high bits of a last partial byte are zero.
+std::string pack(const NDArray& a) {
+  int bits = a.dtype.bits, perByte = 8 / bits;
+  uint8_t mask = uint8_t((1u << bits) - 1);
+  std::string packed(protoBytes(a.dtype, a.numel()), '\0');
+  const auto* in = a.as<uint8_t>();
+  for (int64_t i = 0; i < a.numel(); ++i) packed[size_t(i / perByte)] = char(uint8_t(packed[size_t(i / perByte)]) | uint8_t((in[i] & mask) << ((i % perByte) * bits)));
+  return packed;
 }
 
 // The external-data file's path, refusing locations that leave the model's folder.
@@ -159,13 +191,20 @@ Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release) {
   }
   if (t.has_segment()) return where(Error("segmented tensors are not supported"));
   DataType d = *dt;
-  size_t nbytes = size_t(numel) * size_t(d.bytes());
+  size_t nbytes = protoBytes(d, numel);
   // Every source is checked against the shape before memory is allocated for it.
   if (t.data_location() == TP::EXTERNAL) {
     auto src = externalSource(t, baseDir, nbytes);
     if (!src) return where(src.error());
     NDArrayRef a = NDArray::uninitialized(d, shape);
     if (!a) return where(Error("cannot allocate " + std::to_string(numel) + " elements"));
+    if (isPacked(d)) {
+      std::string packed(nbytes, '\0');
+      auto st = readExternal(*src, packed.data(), nbytes);
+      if (!st) return where(st.error());
+      unpack(reinterpret_cast<const uint8_t*>(packed.data()), *a);
+      return a;
+    }
     auto st = readExternal(*src, a->data(), nbytes);
     if (!st) return where(st.error());
     return a;
@@ -175,15 +214,24 @@ Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release) {
       return where(Error("raw_data holds " + std::to_string(t.raw_data().size()) + " bytes but the shape and type need " + std::to_string(nbytes)));
     NDArrayRef a = NDArray::uninitialized(d, shape);
     if (!a) return where(Error("cannot allocate " + std::to_string(numel) + " elements"));
-    if (nbytes) std::memcpy(a->data(), t.raw_data().data(), nbytes);
+    if (isPacked(d)) unpack(reinterpret_cast<const uint8_t*>(t.raw_data().data()), *a);
+    else if (nbytes) std::memcpy(a->data(), t.raw_data().data(), nbytes);
     if (release) std::string().swap(*t.mutable_raw_data());
     return a;
   }
+  // int32_data holds the packed types a byte per value (two 4-bit or four 2-bit elements).
+  int64_t needed = isPacked(d) ? int64_t(nbytes) : numel;
   int64_t stored = d == DataType::float32() ? t.float_data_size() : d == DataType::float64() ? t.double_data_size() : d == DataType::int64() ? t.int64_data_size()
                    : (d == DataType(DataType::UInt, 32) || d == DataType(DataType::UInt, 64)) ? t.uint64_data_size() : t.int32_data_size();
-  if (stored != numel) return where(Error("the tensor holds " + std::to_string(stored) + " values but its shape needs " + std::to_string(numel)));
+  if (stored != needed) return where(Error("the tensor holds " + std::to_string(stored) + " values but its shape needs " + std::to_string(needed)));
   NDArrayRef a = NDArray::uninitialized(d, shape);
   if (!a) return where(Error("cannot allocate " + std::to_string(numel) + " elements"));
+  if (isPacked(d)) {
+    std::vector<uint8_t> packed(nbytes);
+    for (size_t k = 0; k < nbytes; ++k) packed[k] = uint8_t(t.int32_data(int(k)));
+    unpack(packed.data(), *a);
+    return a;
+  }
   Status st = okStatus();
   auto setInt = [](NDArray& arr, int64_t i, int64_t v) { arr.setInt(i, v); };
   auto setBits16 = [](NDArray& arr, int64_t i, int32_t v) { arr.as<uint16_t>()[i] = uint16_t(v); };
@@ -201,6 +249,37 @@ Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release) {
   else st = fromTyped(t.int32_data(), *a, "int32_data", setInt);
   if (!st) return where(st.error());
   return a;
+}
+
+Status fromNDArray(const NDArray& a, TP& t, bool rawData) {
+  int32_t code = onnxTypeOf(a.dtype);
+  if (!code || a.dtype.lanes != 1) return Error("ONNX has no element type for " + a.dtype.str());
+  t.Clear();
+  t.set_data_type(code);
+  for (int64_t d : a.shape) t.add_dims(d);
+  DataType d = a.dtype;
+  if (rawData) {
+    if (isPacked(d)) t.set_raw_data(pack(a));
+    else t.set_raw_data(std::string(static_cast<const char*>(a.data()), a.nbytes()));
+    return okStatus();
+  }
+  int64_t n = a.numel();
+  if (d == DataType::float32()) {
+    for (int64_t i = 0; i < n; ++i) t.add_float_data(a.as<float>()[i]);
+  } else if (d == DataType::float64()) {
+    for (int64_t i = 0; i < n; ++i) t.add_double_data(a.as<double>()[i]);
+  } else if (d == DataType::int64()) {
+    for (int64_t i = 0; i < n; ++i) t.add_int64_data(a.as<int64_t>()[i]);
+  } else if (d == DataType(DataType::UInt, 32) || d == DataType(DataType::UInt, 64)) {
+    for (int64_t i = 0; i < n; ++i) t.add_uint64_data(d.bits == 64 ? a.as<uint64_t>()[i] : a.as<uint32_t>()[i]);
+  } else if (isPacked(d)) {
+    for (char byte : pack(a)) t.add_int32_data(uint8_t(byte));
+  } else if (d.isFloat()) {  // float16, bfloat16, float8: their bits
+    for (int64_t i = 0; i < n; ++i) t.add_int32_data(d.bits == 16 ? int32_t(a.as<uint16_t>()[i]) : int32_t(a.as<uint8_t>()[i]));
+  } else {
+    for (int64_t i = 0; i < n; ++i) t.add_int32_data(int32_t(a.getInt(i)));
+  }
+  return okStatus();
 }
 
 }  // namespace rlx::onnx

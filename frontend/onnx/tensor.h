@@ -10,7 +10,7 @@
 namespace rlx::onnx {
 
 // The rlx dtype of an ONNX TensorProto.DataType code; an Error names unsupported ones (string,
-// complex, 4-bit types).
+// complex).
 Result<DataType> dtypeOf(int32_t onnxType);
 // The ONNX name of a type code ("FLOAT16"), for messages.
 std::string onnxTypeName(int32_t onnxType);
@@ -21,5 +21,10 @@ int32_t onnxTypeOf(DataType t);
 // that folder). `release` frees the proto's own copy of the bytes once they are converted, so a
 // model's weights are never held twice.
 Result<NDArrayRef> toNDArray(::onnx::TensorProto& t, const std::string& baseDir, bool release = false);
+
+// The TensorProto holding `a` (replacing t's contents): its bytes in raw_data (the 4-bit and 2-bit
+// types packed), or with rawData false the typed field ONNX reads for its type (int32_data for
+// 16-bit and narrower types: float bits as integers, packed bytes for the 4-/2-bit types).
+Status fromNDArray(const NDArray& a, ::onnx::TensorProto& t, bool rawData = true);
 
 }  // namespace rlx::onnx
