@@ -117,6 +117,11 @@ std::vector<int64_t> padsOf(NodeCtx& c, const std::vector<int64_t>& in, const st
 int64_t knownDim(const PrimExpr& e, const char* what);
 // (B, S, heads * D) -> (B, heads, S, D), for the attention ops (ops_attention.cc).
 Expr splitHeads(NodeCtx& c, Expr x, int64_t heads);
+// ONNX's Cast of `x` to `t` (ops_shape.cc): R.astype, composed with a where on |x| where ONNX's
+// conversion differs from it (ir/minifloat.h): saturate=1 maps e5m2's infinities to ±max,
+// saturate=0 turns values past the largest into inf or NaN; float8_e8m0fnu's round_mode "down"
+// and "nearest" (R.astype rounds up).
+Expr castAs(NodeCtx& c, const Expr& x, DataType t, bool saturate = true, const std::string& roundMode = "up");
 // An ONNX axis in [-rank, rank) as a non-negative one; out of range fails the node.
 int64_t normAxis(int64_t axis, int64_t rank);
 Expr shapeExpr(const std::vector<PrimExpr>& dims);

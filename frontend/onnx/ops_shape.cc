@@ -1,11 +1,58 @@
 // Shape and layout ONNX ops: Shape/Size, Reshape/Flatten/Squeeze/Unsqueeze/Transpose, Concat/Split/
 // Slice, Expand/Tile, ConstantOfShape/Range/Constant, Cast/CastLike. Shape values (1-D int64 tensors
 // whose elements are known ints or symbolic dims) flow through these without a run-time shape.
+#include <cmath>
+#include <limits>
+
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/tensor.h"
 #include "ir/arith.h"
+#include "ir/minifloat.h"
 
 namespace rlx::onnx {
+
+Expr castAs(NodeCtx& c, const Expr& x, DataType t, bool saturate, const std::string& roundMode) {
+  Expr y = c.cast(x, t);
+  const MiniFloatFormat* f = miniFloatFormat(t);
+  auto xi = tensorInfo(x);
+  if (!f || t.code == DataType::Float4E2M1FN || !xi || xi->dtype == t) return y;  // float4 always saturates
+  DataType f32 = DataType::float32();
+  // Tests on |x| in float32 (exact for the 16-bit floats; integers only need their magnitude).
+  Expr xf = xi->dtype == f32 || xi->dtype == DataType::float64() ? x : c.cast(x, f32);
+  DataType xt = tensorInfo(xf)->dtype;
+  auto where = [&](Expr cond, Expr a, Expr b) { return c.op("where", {ex(cond), ex(a), ex(b)}); };
+  auto signed_ = [&](double v) { return where(c.op("greater", {ex(xf), ex(c.scalar(0, xt))}), c.scalar(v, t), c.scalar(-v, t)); };
+  if (t.code == DataType::Float8E8M0FNU) {
+    // R.astype rounds up; "down" halves a power of two that went past |x|, "nearest" then doubles
+    // it again when |x| is at least 1.5 of it (ties up, as ONNX's reference).
+    if (roundMode != "up" && roundMode != "down" && roundMode != "nearest") fail("round_mode '" + roundMode + "' is not one of up, down, nearest");
+    Expr a = c.op("abs", {ex(c.cast(x, f32))});
+    if (roundMode != "up") {
+      Expr up = c.cast(y, f32);
+      Expr down = where(c.op("greater", {ex(up), ex(a)}), c.op("multiply", {ex(up), ex(c.scalar(0.5, f32))}), up);
+      Expr r = down;
+      if (roundMode == "nearest") {
+        Expr twice = c.op("multiply", {ex(down), ex(c.scalar(2, f32))});
+        if (saturate) twice = c.op("minimum", {ex(twice), ex(c.scalar(f->maxFinite, f32))});  // 2^127 stays; 2^128 would be NaN
+        r = where(c.op("greater_equal", {ex(a), ex(c.op("multiply", {ex(down), ex(c.scalar(1.5, f32))}))}), twice, down);
+      }
+      return c.cast(r, t);  // a power of two: exact
+    }
+    if (saturate) return y;
+    return where(c.op("greater", {ex(a), ex(c.scalar(f->overflowBound, f32))}), c.scalar(std::numeric_limits<double>::quiet_NaN(), t), y);
+  }
+  if (saturate) {
+    // R.astype keeps e5m2's infinities; ONNX's saturate=1 maps them to ±max as well.
+    if (!f->hasInf) return y;
+    return where(c.op("isinf", {ex(xf)}), signed_(f->maxFinite), y);
+  }
+  // saturate=0: values whose rounding goes past the largest become inf (e5m2) or NaN.
+  Expr a = c.op("abs", {ex(xf)});
+  Expr past = c.op(f->overflowInclusive ? "greater_equal" : "greater", {ex(a), ex(c.scalar(f->overflowBound, xt))});
+  // With x's sign, as ONNX's table: -inf and -NaN in e5m2 and e4m3fn (the fnuz have one NaN).
+  Expr special = signed_(f->hasInf ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN());
+  return where(past, special, y);
+}
 
 namespace {
 
@@ -287,14 +334,15 @@ void registerShapeConverters() {
     };
     return {{c.op("arange", {pv(*start), pv(*limit), pv(*delta)}, {{"dtype", s(t.str())}})}};
   });
+  // saturate (opset 19+) and round_mode (24+) only matter for float8 targets.
   onnxOp("Cast", {}, [](NodeCtx& c) -> Outputs {
     auto t = dtypeOf(int32_t(c.i("to", 0)));
     if (!t) fail(t.error().message);
-    OValue out{c.cast(c.x(0), *t)};
+    OValue out{castAs(c, c.x(0), *t, c.i("saturate", 1) != 0, c.s("round_mode", "up"))};
     if (t->isInt()) out.elems = c.in(0).elems;
     return {out};
   });
-  onnxOp("CastLike", {}, [](NodeCtx& c) -> Outputs { return {{c.cast(c.x(0), c.dtype(1))}}; });
+  onnxOp("CastLike", {}, [](NodeCtx& c) -> Outputs { return {{castAs(c, c.x(0), c.dtype(1), c.i("saturate", 1) != 0, c.s("round_mode", "up"))}}; });
   onnxOp("BitCast", {26}, [](NodeCtx& c) -> Outputs {
     // The same bytes read as another type of the same width: R.memory.view with a dtype.
     auto to = dtypeOf(int32_t(c.i("to", 0)));
