@@ -1,6 +1,7 @@
-// Quantization ONNX ops composed from arithmetic: QuantizeLinear / DequantizeLinear (per tensor or
-// per axis), DynamicQuantizeLinear, and the integer ops MatMulInteger, ConvInteger, QLinearMatMul,
-// QLinearConv (integer accumulation, then one float rescale rounded half to even, as ONNX defines).
+// Quantization ONNX ops composed from arithmetic: QuantizeLinear / DequantizeLinear (per tensor, per
+// axis or blocked; integer, float8 and float4 quantized types), DynamicQuantizeLinear, and the
+// integer ops MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv (integer accumulation, then
+// one float rescale rounded half to even, as ONNX defines).
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/tensor.h"
 
@@ -19,6 +20,27 @@ Expr alongAxis(NodeCtx& c, Expr p, int64_t axis, int64_t rank) {
   std::vector<int64_t> axes;
   for (int64_t k = axis + 1; k < rank; ++k) axes.push_back(k - axis);
   return axes.empty() ? p : c.op("expand_dims", {ex(p)}, {{"axis", ints(axes)}});
+}
+
+// A scale or zero point for `x` (input 0): per tensor, per axis (alongAxis), or blocked (block_size
+// > 0: the parameter has x's rank and `axis` holds ceil(dim / block_size) blocks; each is repeated
+// over its block and the last one cut to x's dim).
+Expr paramFor(NodeCtx& c, Expr p, int64_t axis, int64_t blockSize) {
+  int64_t rank = c.ndim(0);
+  auto t = tensorInfo(p);
+  if (blockSize <= 0 || !t || t->ndim == 0) return alongAxis(c, p, axis, rank);
+  if (t->ndim != rank) fail("a blocked quantization parameter must have the input's rank " + std::to_string(rank) + ", not " + std::to_string(t->ndim));
+  axis = normAxis(axis, rank);
+  auto dims = c.dims(0);
+  auto d = dims[size_t(axis)].as<IntImm>();
+  if (!d) fail("blocked quantization needs the input's size along axis " + std::to_string(axis));
+  Expr r = c.op("repeat", {ex(p)}, {{"repeats", i(blockSize)}, {"axis", i(axis)}});
+  auto rd = (*tensorInfo(r)->dims())[size_t(axis)].as<IntImm>();
+  if (!rd || rd->value < d->value || rd->value - d->value >= blockSize)
+    fail("blocked quantization: the parameter's " + (rd ? std::to_string(rd->value / blockSize) : std::string("?")) + " blocks of " + std::to_string(blockSize) +
+         " do not cover the input's " + std::to_string(d->value) + " along axis " + std::to_string(axis));
+  if (rd->value == d->value) return r;
+  return c.op("strided_slice", {ex(r), ints({axis}), ints({0}), ints({d->value})});
 }
 
 std::pair<double, double> rangeOf(DataType t) {
@@ -58,24 +80,35 @@ Expr centered(NodeCtx& c, size_t x, size_t zp, int64_t axis) {
 
 void registerQuantizeConverters() {
   onnxOp("QuantizeLinear", {10, 13, 19, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
-    if (c.i("block_size", 0)) fail("blocked quantization (block_size) is not supported");
     DataType out = quantizedType(c, 2);
-    if (!out.isIntegral()) fail("quantizing to " + out.str() + " is not supported");
-    int64_t r = c.ndim(0), axis = c.i("axis", 1);
+    if (!out.isIntegral() && !out.isMiniFloat()) fail("quantizing to " + out.str() + " is not supported");
+    if (out.code == DataType::Float8E8M0FNU) fail("ONNX has no quantization to float8_e8m0fnu");
+    int64_t axis = c.i("axis", 1), block = c.i("block_size", 0);
     DataType f32 = DataType::float32();
-    Expr v = c.op("divide", {ex(c.cast(c.x(0), f32)), ex(c.cast(alongAxis(c, c.x(1), axis, r), f32))});
-    Expr zp = c.has(2) ? c.cast(alongAxis(c, c.x(2), axis, r), f32) : Expr();
-    return {{saturate(c, v, zp, out)}};
+    Expr v = c.op("divide", {ex(c.cast(c.x(0), f32)), ex(c.cast(paramFor(c, c.x(1), axis, block), f32))});
+    Expr zp = c.has(2) ? c.cast(paramFor(c, c.x(2), axis, block), f32) : Expr();
+    if (out.isIntegral()) return {{saturate(c, v, zp, out)}};
+    // float8 and float4: x / scale + zero point (which ONNX requires to be 0 for float8), then
+    // Cast's conversion; saturate applies to float8 (float4 always saturates).
+    if (zp) v = c.op("add", {ex(v), ex(zp)});
+    return {{castAs(c, v, out, c.i("saturate", 1) != 0)}};
   });
   onnxOp("DequantizeLinear", {10, 13, 19, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
-    if (c.i("block_size", 0)) fail("blocked quantization (block_size) is not supported");
-    if (!c.dtype(0).isIntegral()) fail("dequantizing " + c.dtype(0).str() + " is not supported");
-    int64_t r = c.ndim(0), axis = c.i("axis", 1);
+    DataType in = c.dtype(0);
+    if (!in.isIntegral() && !in.isMiniFloat()) fail("dequantizing " + in.str() + " is not supported");
+    int64_t axis = c.i("axis", 1), block = c.i("block_size", 0);
     DataType t = c.dtype(1);
+    if (c.hasAttr("output_dtype") && c.i("output_dtype", 0) != 0) {
+      auto od = dtypeOf(int32_t(c.i("output_dtype", 0)));
+      if (!od) fail(od.error().message);
+      t = *od;
+    }
     DataType f32 = DataType::float32();
     Expr v = c.cast(c.x(0), f32);
-    if (c.has(2)) v = c.op("subtract", {ex(v), ex(c.cast(alongAxis(c, c.x(2), axis, r), f32))});
-    Expr y = c.op("multiply", {ex(v), ex(c.cast(alongAxis(c, c.x(1), axis, r), f32))});
+    // A float8 zero point must be 0 and float4's is ignored (as ONNX's reference): only integer
+    // types subtract theirs.
+    if (c.has(2) && in.isIntegral()) v = c.op("subtract", {ex(v), ex(c.cast(paramFor(c, c.x(2), axis, block), f32))});
+    Expr y = c.op("multiply", {ex(v), ex(c.cast(paramFor(c, c.x(1), axis, block), f32))});
     return {{c.cast(y, t)}};
   });
   onnxOp("DynamicQuantizeLinear", {11}, [](NodeCtx& c) -> Outputs {
