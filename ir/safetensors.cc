@@ -17,7 +17,9 @@ const std::pair<const char*, DataType> kDtypes[] = {
     {"F64", DataType::float64()}, {"F32", DataType::float32()}, {"F16", DataType(DataType::Float, 16)}, {"BF16", DataType(DataType::BFloat, 16)},
     {"I64", DataType::int64()}, {"I32", DataType::int32()}, {"I16", DataType(DataType::Int, 16)}, {"I8", DataType(DataType::Int, 8)},
     {"U64", DataType(DataType::UInt, 64)}, {"U32", DataType(DataType::UInt, 32)}, {"U16", DataType(DataType::UInt, 16)}, {"U8", DataType(DataType::UInt, 8)},
-    {"BOOL", DataType::boolean()}};
+    {"BOOL", DataType::boolean()},
+    // The float8 types safetensors names (its F4/F6 are packed; rlx holds one element a byte).
+    {"F8_E4M3", DataType(DataType::Float8E4M3FN, 8)}, {"F8_E5M2", DataType(DataType::Float8E5M2, 8)}, {"F8_E8M0", DataType(DataType::Float8E8M0FNU, 8)}};
 
 struct JsonReader {
   const std::string& s;

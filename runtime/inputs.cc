@@ -159,11 +159,17 @@ Result<vm::Value> parseInput(const std::string& spec, const VarRef& param, Input
     auto a = readNpy(spec, &raw);
     if (!a.ok()) return Error(fmt::format("{}: {}", param->name, a.error().message));
     NDArrayRef arr = *a;
-    // Raw elements of the declared width are the declared dtype (bfloat16, float8 from numpy).
-    if (raw && tensor && !tensor->dtype.isVoid() && tensor->dtype.bits == arr->dtype.bits) {
+    // Raw elements of the declared width are the declared dtype (bfloat16, float8, float4 from
+    // numpy: one element a byte, as rlx holds them).
+    if (raw && tensor && !tensor->dtype.isVoid() && tensor->dtype.bytes() == arr->dtype.bytes()) {
       auto typed = make<NDArray>(tensor->dtype, arr->shape);
       std::memcpy(typed->data(), arr->data(), arr->nbytes());
       arr = typed;
+    }
+    if (tensor && !tensor->dtype.isVoid()) {
+      auto narrow = narrowIntegers(arr, tensor->dtype);
+      if (!narrow.ok()) return Error(fmt::format("{}: {}: {}", param->name, spec, narrow.error().message));
+      arr = *narrow;
     }
     v = vm::Value::ofTensor(arr);
   } else if (form("rand") || form("zeros") || form("ones")) {

@@ -14,12 +14,15 @@ namespace rlx {
 
 namespace {
 
+// int4, int2, uint4, uint2: written as 8-bit values.
+bool isSubByteInt(DataType t) { return t.isIntegral() && !t.isBool() && t.bits < 8; }
+
 // numpy's type strings for our dtypes ('<f4', '|b1', ...).
 std::string descrOf(DataType t) {
   if (t.isBool()) return "|b1";
-  // Types numpy has no dtype for (bfloat16, float8) are stored as raw bytes, as ml_dtypes arrays
-  // are saved: np.load gives a void array that `.view(ml_dtypes.bfloat16)` reinterprets.
-  if (t.code != DataType::Float && t.code != DataType::Int && t.code != DataType::UInt && t.bits % 8 == 0) return fmt::format("|V{}", t.bytes());
+  // Types numpy has no dtype for (bfloat16, float8, float4) are stored as raw bytes, as ml_dtypes
+  // arrays are saved: np.load gives a void array that `.view(ml_dtypes.bfloat16)` reinterprets.
+  if (t.code != DataType::Float && t.code != DataType::Int && t.code != DataType::UInt && (t.bits % 8 == 0 || t.isMiniFloat())) return fmt::format("|V{}", t.bytes());
   char kind = t.code == DataType::Float ? 'f' : t.code == DataType::Int ? 'i' : t.code == DataType::UInt ? 'u' : '?';
   if (kind == '?') return "";
   int bytes = t.bytes();
@@ -135,8 +138,24 @@ std::string encodeNpy(const NDArray& a) {
   out += char(header.size() & 0xff);
   out += char(header.size() >> 8);
   out += header;
+  if (isSubByteInt(a.dtype)) {
+    for (int64_t i = 0; i < a.numel(); ++i) out += char(int8_t(a.getInt(i)));  // int4/int2 sign-extended
+    return out;
+  }
   out.append(static_cast<const char*>(a.data()), a.nbytes());
   return out;
+}
+
+Result<NDArrayRef> narrowIntegers(const NDArrayRef& a, DataType want) {
+  if (!isSubByteInt(want) || want.lanes != 1 || !a->dtype.isIntegral() || a->dtype.isBool() || a->dtype.bits != 8) return a;
+  int64_t lo = want.isInt() ? -(int64_t(1) << (want.bits - 1)) : 0, hi = want.isInt() ? (int64_t(1) << (want.bits - 1)) - 1 : (int64_t(1) << want.bits) - 1;
+  auto b = make<NDArray>(want, a->shape);
+  for (int64_t i = 0; i < a->numel(); ++i) {
+    int64_t v = a->getInt(i);
+    if (v < lo || v > hi) return Error(fmt::format("element {} is {}, outside {}'s range [{}, {}]", i, v, want.str(), lo, hi));
+    b->setInt(i, v);
+  }
+  return b;
 }
 
 Status writeNpy(const std::string& path, const NDArray& a) {

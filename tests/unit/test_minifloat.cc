@@ -1,15 +1,20 @@
-// The narrow dtypes (float8 x5, float4_e2m1fn, int4/uint4/int2/uint2): names, hand-checked codes,
-// NDArray element access, and astype kernels run by the TIR interpreter and the JIT bit for bit.
+// The narrow dtypes (float8 x5, float4_e2m1fn, (u)int4, (u)int2): names, hand-checked codes, element
+// access, .npy/safetensors files, astype kernels agreeing bit for bit in the interpreter and the JIT.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 #include "ir/minifloat.h"
 #include "ir/ndarray.h"
+#include "ir/safetensors.h"
 #include "ir/tir_eval.h"
 #include "llvm_test_util.h"
+#include "runtime/inputs.h"
+#include "runtime/npy.h"
 
 using namespace rlx;
 
@@ -304,4 +309,54 @@ TEST_CASE("arithmetic in a float8 dtype rounds each result", "[minifloat][llvm]"
     if (std::isnan(want)) CHECK(std::isnan(out->getDouble(c)));
     else CHECK(out->getDouble(c) == want);
   }
+}
+
+TEST_CASE("narrow dtypes in .npy and safetensors files", "[minifloat]") {
+  // float4: written as ml_dtypes saves it (a void byte, its code), taken as a float4 parameter.
+  auto f4 = make<NDArray>(kE2M1, std::vector<int64_t>{3});
+  for (int k = 0; k < 3; ++k) f4->as<uint8_t>()[k] = uint8_t(0x7 + k);  // 6, -0, -0.5
+  std::string bytes = encodeNpy(*f4);
+  CHECK(bytes.find("'descr': '|V1'") != std::string::npos);
+  std::string dir = std::filesystem::temp_directory_path().string();
+  std::string path = dir + "/rlx_minifloat_test_f4.npy";
+  REQUIRE(writeNpy(path, *f4).ok());
+  InputContext ctx;
+  auto v = parseInput(path, make<Var>("x", tensorSInfo({intImm(3)}, kE2M1)), ctx);
+  std::remove(path.c_str());
+  REQUIRE(v.ok());
+  CHECK(v->array->dtype == kE2M1);
+  CHECK(v->array->sameData(*f4));
+  // int4: int8 values on disk (sign-extended), in range when read for an int4 parameter.
+  auto f8 = make<NDArray>(kE5M2, std::vector<int64_t>{3});
+  for (int k = 0; k < 3; ++k) f8->as<uint8_t>()[k] = uint8_t(0x3c + k);
+  auto i4 = make<NDArray>(*DataType::parse("int4"), std::vector<int64_t>{3});
+  i4->setInt(0, -8);
+  i4->setInt(1, 7);
+  i4->setInt(2, -1);
+  bytes = encodeNpy(*i4);
+  CHECK(bytes.find("'descr': '|i1'") != std::string::npos);
+  CHECK(bytes.substr(bytes.size() - 3) == std::string{'\xf8', '\x07', '\xff'});
+  auto i8 = parseNpy(bytes, "i4.npy");
+  REQUIRE(i8);
+  CHECK((*i8)->dtype == DataType(DataType::Int, 8));
+  auto i4back = narrowIntegers(*i8, i4->dtype);
+  REQUIRE(i4back);
+  CHECK((*i4back)->sameData(*i4));
+  (*i8)->setInt(1, 8);
+  auto outside = narrowIntegers(*i8, i4->dtype);
+  REQUIRE(!outside);
+  CHECK(outside.error().message == "element 1 is 8, outside int4's range [-8, 7]");
+  // safetensors names three float8 types.
+  path = dir + "/rlx_minifloat_test.safetensors";
+  auto e4 = make<NDArray>(kE4M3FN, std::vector<int64_t>{2});
+  e4->setDouble(0, 448);
+  e4->setDouble(1, -0.5);
+  REQUIRE(safetensors::write(path, {{"a", e4}, {"b", f8}}).ok());
+  auto read = safetensors::read(path);
+  REQUIRE(read);
+  REQUIRE(read->size() == 2);
+  CHECK((*read)[0].array->dtype == kE4M3FN);
+  CHECK((*read)[0].array->sameData(*e4));
+  CHECK((*read)[1].array->sameData(*f8));
+  std::remove(path.c_str());
 }
