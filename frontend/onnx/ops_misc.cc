@@ -74,6 +74,7 @@ void registerMiscConverters() {
     int64_t timeAxis = c.i("time_axis", 0), batchAxis = c.i("batch_axis", 1);
     auto d = c.dims(0);
     int64_t r = int64_t(d.size());
+    if (r < 2 || !((timeAxis == 0 && batchAxis == 1) || (timeAxis == 1 && batchAxis == 0))) fail("time_axis and batch_axis must be 0 and 1 (either way) of an input of rank 2 or more");
     auto steps = d[size_t(timeAxis)].as<IntImm>();
     if (!steps) fail("the time dim must be known");
     auto iotaArr = make<NDArray>(DataType::int64(), std::vector<int64_t>{steps->value});
