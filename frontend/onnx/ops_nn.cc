@@ -307,6 +307,7 @@ void registerNNConverters() {
     int64_t r = c.ndim(0);
     DataType t = c.dtype(0);
     double eps = c.f("epsilon", 1e-5);
+    if (r < 2) fail("the input must be (N, C, ...)");
     if (c.since >= 14 && c.i("training_mode", 0)) {
       // Normalized by the batch's own statistics (biased variance); the running statistics
       // move towards them: running = running * momentum + batch * (1 - momentum).
@@ -352,6 +353,7 @@ void registerNNConverters() {
   onnxOp("GroupNormalization", {18, 21}, [](NodeCtx& c) -> Outputs {
     auto dims = c.dims(0);
     int64_t r = int64_t(dims.size());
+    if (r < 2) fail("the input must be (N, C, ...)");
     int64_t g = c.i("num_groups", 0);
     if (g <= 0) fail("num_groups must be positive");
     auto cdim = dims[1].as<IntImm>();
@@ -393,6 +395,7 @@ void registerNNConverters() {
     // y = x / (bias + alpha / size * sum of x^2 over the `size` channels around c)^beta.
     int64_t size = c.i("size", 0);
     if (size <= 0) fail("size must be positive");
+    if (c.ndim(0) < 2) fail("the input must be (N, C, ...)");
     double alpha = c.f("alpha", 1e-4), beta = c.f("beta", 0.75), bias = c.f("bias", 1.0);
     DataType t = c.dtype(0);
     int64_t r = c.ndim(0);
