@@ -2,8 +2,7 @@
 // topk checked numerically: run by the TIR interpreter and by the LLVM JIT, against the evaluator.
 #include <catch2/catch.hpp>
 
-#include "runtime/llvm/jit.h"
-#include "tests/unit/legalize_cases.h"
+#include "tests/unit/legalize_jit.h"
 
 using namespace rlx;
 using namespace rlx::test::legalize;
@@ -17,23 +16,13 @@ struct Wrap {
   std::function<int64_t(int64_t flat)> extentOf;
 };
 
-// "" when the kernel, interpreted and compiled, agrees with the evaluator.
+// "" when the kernel, interpreted and compiled, agrees with the evaluator (after `wrap`).
 std::string compare(const Case& c, uint32_t seed, const std::optional<Wrap>& wrap) {
-  Prepared p;
-  if (auto e = prepare(c, seed, p); !e.empty()) return e;
-  if (wrap) {
+  return interpreterAndJitAgree(c, seed, [&](Prepared& p) {
+    if (!wrap) return;
     NDArrayRef ind = p.inputs[wrap->input];  // shared with the kernel's arguments
     for (int64_t i = 1; i < ind->numel(); i += 2) ind->setInt(i, ind->getInt(i) - wrap->extentOf(i));
-  }
-  auto st = runPrimFunc(*p.kernel, p.args);
-  if (!st.ok()) return "runPrimFunc: " + st.error().message;
-  if (auto e = compareOutputs(c, p.outputs, p.expected, p.inputs, "kernel", "evaluator"); !e.empty()) return e;
-  auto kernel = compileKernel(p.kernel, "case");
-  if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
-  auto outs = p.freshOutputs();
-  auto run = runKernel(**kernel, *p.kernel, p.argsWith(outs));
-  if (!run.ok()) return "runKernel: " + run.error().message;
-  return compareOutputs(c, outs, p.expected, p.inputs, "jit", "evaluator");
+  });
 }
 
 void check(const Case& c, const std::optional<Wrap>& wrap = std::nullopt) {

@@ -3,28 +3,14 @@
 // each run by the TIR interpreter and by the LLVM JIT, and compared with the reference evaluator.
 #include <catch2/catch.hpp>
 
-#include "runtime/llvm/jit.h"
-#include "tests/unit/legalize_cases.h"
+#include "tests/unit/legalize_jit.h"
 
 using namespace rlx;
 using namespace rlx::test::legalize;
 
 namespace {
 
-// "" when both the interpreted and the compiled kernel agree with the evaluator.
-std::string compare(const Case& c, uint32_t seed) {
-  Prepared p;
-  if (auto e = prepare(c, seed, p); !e.empty()) return e;
-  auto st = runPrimFunc(*p.kernel, p.args);
-  if (!st.ok()) return "runPrimFunc: " + st.error().message;
-  if (auto e = compareOutputs(c, p.outputs, p.expected, p.inputs, "interpreter", "evaluator"); !e.empty()) return e;
-  auto kernel = compileKernel(p.kernel, "case");
-  if (!kernel.ok()) return "compileKernel: " + kernel.error().message;
-  auto outs = p.freshOutputs();
-  auto run = runKernel(**kernel, *p.kernel, p.argsWith(outs));
-  if (!run.ok()) return "runKernel: " + run.error().message;
-  return compareOutputs(c, outs, p.expected, p.inputs, "jit", "evaluator");
-}
+std::string compare(const Case& c, uint32_t seed) { return interpreterAndJitAgree(c, seed); }
 
 void check(const Case& c) {
   for (uint32_t seed : {1u, 2u}) {
