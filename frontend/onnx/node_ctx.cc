@@ -85,6 +85,7 @@ std::optional<std::vector<int64_t>> NodeCtx::constInts(size_t i) const {
 }
 
 std::vector<int64_t> NodeCtx::requireInts(size_t i, const char* what) const {
+  if (!has(i)) fail(std::string(what) + " (input " + std::to_string(i) + ") is required but missing");
   auto v = constInts(i);
   if (!v) fail(std::string(what) + " (input " + std::to_string(i) + ", '" + node.input(int(i)) + "') must be a constant; rlx cannot use a value computed at run time here");
   return *v;
