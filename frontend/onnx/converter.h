@@ -56,6 +56,8 @@ class NodeCtx {
   int ndim(size_t i) const;               // fails when unknown
   DataType dtype(size_t i) const;
   std::vector<PrimExpr> dims(size_t i) const;  // fails when unknown
+  // Dim k of input i (k < 0 counts from the end); fails when the input has no such dim.
+  PrimExpr dim(size_t i, int64_t k) const;
   // The array of a constant input, or null.
   NDArrayRef constant(size_t i) const;
   // The integer elements of a constant input (any rank), or nullopt.

@@ -56,6 +56,13 @@ std::vector<PrimExpr> NodeCtx::dims(size_t i) const {
   return *d;
 }
 
+PrimExpr NodeCtx::dim(size_t i, int64_t k) const {
+  auto d = dims(i);
+  int64_t r = int64_t(d.size());
+  if (k < -r || k >= r) fail("input " + std::to_string(i) + " ('" + node.input(int(i)) + "') has " + std::to_string(r) + " dims, no dim " + std::to_string(k));
+  return d[size_t(k < 0 ? k + r : k)];
+}
+
 NDArrayRef NodeCtx::constant(size_t i) const {
   if (!has(i)) return nullptr;
   if (inputs_[i].known) return inputs_[i].known;

@@ -55,7 +55,7 @@ void registerAttentionConverters() {
     int64_t qHeads = knownDim(qd[1], "the query head count"), sq = knownDim(qd[2], "the query length"), headSize = knownDim(qd[3], "the head size");
     int64_t past = 0;
     if (c.has(4)) {
-      past = knownDim(c.dims(4)[2], "the past length");
+      past = knownDim(c.dim(4, 2), "the past length");
       k = c.op("concat", {ex(make<Tuple>(std::vector<Expr>{c.x(4), k}))}, {{"axis", i(2)}});
     }
     if (c.has(5)) v = c.op("concat", {ex(make<Tuple>(std::vector<Expr>{c.x(5), v}))}, {{"axis", i(2)}});
@@ -68,7 +68,7 @@ void registerAttentionConverters() {
     if (c.has(3)) {
       Expr m = c.x(3);
       int64_t mr = c.ndim(3);
-      int64_t mcols = knownDim(c.dims(3)[size_t(mr - 1)], "the mask length");
+      int64_t mcols = knownDim(c.dim(3, mr - 1), "the mask length");
       if (c.dtype(3).isBool()) m = c.op("where", {ex(m), ex(c.scalar(0, t)), ex(c.scalar(-std::numeric_limits<double>::infinity(), t))});
       else m = c.cast(m, t);
       if (mcols < skv) {

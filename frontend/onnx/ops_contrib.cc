@@ -137,6 +137,7 @@ void registerContribConverters() {
     // is each row's count of mask ones (int32), embedding_sum the sum before normalizing.
     Expr ids = c.cast(c.x(0), DataType::int64());
     auto d = c.dims(0);
+    if (d.size() != 2) fail("input_ids must be (batch, sequence)");
     int64_t seqLen = knownDim(d[1], "the sequence length");
     Expr emb = c.op("take", {ex(c.x(2)), ex(ids)}, {{"axis", i(0)}});
     Expr positions;
@@ -161,6 +162,7 @@ void registerContribConverters() {
     if (c.has(4)) fail("the past input (KV cache) is not supported");
     if (c.node.output_size() > 1 && !c.node.output(1).empty()) fail("the present output (KV cache) is not supported");
     int64_t n = c.i("num_heads", 0);
+    if (c.ndim(0) != 3 || c.ndim(1) != 2) fail("input must be (batch, sequence, hidden) and weights 2-D");
     auto d = c.dims(1);
     int64_t total = knownDim(d[1], "the weights' width");
     auto sizes = c.ints("qkv_hidden_sizes");
@@ -174,7 +176,7 @@ void registerContribConverters() {
     auto part = [&](int64_t from, int64_t to) { return c.op("strided_slice", {ex(proj), ints({2}), ints({from}), ints({to})}); };
     Expr q = splitHeads(c, part(0, sizes[0]), n), k = splitHeads(c, part(sizes[0], sizes[0] + sizes[1]), n), v = splitHeads(c, part(sizes[0] + sizes[1], total), n);
     DataType t = c.dtype(0);
-    int64_t seq = knownDim(c.dims(0)[1], "the sequence length");
+    int64_t seq = knownDim(c.dim(0, 1), "the sequence length");
     Expr bias = attentionBias(c, 3, 5, seq, seq, t);
     double scale = c.f("scale", 0.0);
     if (scale == 0) scale = 1.0 / std::sqrt(double(sizes[0] / n));
@@ -183,17 +185,17 @@ void registerContribConverters() {
   msOp("MultiHeadAttention", [](NodeCtx& c) -> Outputs {
     // query (B, S, D), key (B, L, D), value (B, L, Dv) (+ bias (D + D + Dv)), split into
     // num_heads heads; key_padding_mask and attention_bias as in Attention.
-    if (!c.has(1) || !c.has(2) || c.ndim(1) != 3 || c.ndim(2) != 3) fail("only separate 3-D query, key and value are supported");
+    if (!c.has(1) || !c.has(2) || c.ndim(0) != 3 || c.ndim(1) != 3 || c.ndim(2) != 3) fail("only separate 3-D query, key and value are supported");
     if (c.has(6) || c.has(7)) fail("past_key / past_value (KV cache) are not supported");
     int64_t n = c.i("num_heads", 0);
     Expr q = c.x(0), k = c.x(1), v = c.x(2);
-    int64_t dq = knownDim(c.dims(0)[2], "the query width"), dk = knownDim(c.dims(1)[2], "the key width"), dv = knownDim(c.dims(2)[2], "the value width");
+    int64_t dq = knownDim(c.dim(0, 2), "the query width"), dk = knownDim(c.dim(1, 2), "the key width"), dv = knownDim(c.dim(2, 2), "the value width");
     if (c.has(3)) {
       auto slice = [&](int64_t from, int64_t to) { return c.op("strided_slice", {ex(c.x(3)), ints({0}), ints({from}), ints({to})}); };
       q = add(c, q, slice(0, dq)), k = add(c, k, slice(dq, dq + dk)), v = add(c, v, slice(dq + dk, dq + dk + dv));
     }
     DataType t = c.dtype(0);
-    int64_t seqLen = knownDim(c.dims(0)[1], "the sequence length"), l = knownDim(c.dims(1)[1], "the key length");
+    int64_t seqLen = knownDim(c.dim(0, 1), "the sequence length"), l = knownDim(c.dim(1, 1), "the key length");
     Expr bias = attentionBias(c, 4, 5, seqLen, l, t);
     double scale = c.f("scale", 0.0);
     if (scale == 0) scale = 1.0 / std::sqrt(double(dq / n));

@@ -143,9 +143,9 @@ void registerElementwiseConverters() {
     // opset 7) applies along dim 1, not the last dim.
     int64_t r = c.ndim(0);
     if (c.ndim(1) == 1 && r > 2) {
-      auto sd = c.dims(1)[0].as<IntImm>();
-      auto ch = c.dims(0)[1].as<IntImm>();
-      auto last = c.dims(0)[size_t(r - 1)].as<IntImm>();
+      auto sd = c.dim(1, 0).as<IntImm>();
+      auto ch = c.dim(0, 1).as<IntImm>();
+      auto last = c.dim(0, r - 1).as<IntImm>();
       if (sd && ch && sd->value == ch->value && sd->value != 1 && !(last && last->value == sd->value && c.since >= 7)) {
         std::vector<int64_t> axes;
         for (int64_t k = 1; k + 1 < r; ++k) axes.push_back(k);

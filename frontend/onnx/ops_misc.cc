@@ -126,7 +126,7 @@ void registerMiscConverters() {
     }
     Expr grid = c.op("matmul", {ex(c.x(0)), ex(c.constant(base))});  // (N, k, P)
     Expr moved = c.op("permute_dims", {ex(grid)}, {{"axes", ints({0, 2, 1})}});
-    std::vector<PrimExpr> shape = {c.dims(0)[0]};
+    std::vector<PrimExpr> shape = {c.dim(0, 0)};
     for (auto d : spatial) shape.push_back(intImm(d));
     shape.push_back(intImm(int64_t(k)));
     return {{c.op("reshape", {ex(moved), ex(shapeExpr(shape))})}};
@@ -136,6 +136,7 @@ void registerMiscConverters() {
     // modulo the cache length in circular mode: a scatter whose indices are computed per element.
     auto pd = c.dims(0), ud = c.dims(1);
     int64_t r = int64_t(pd.size());
+    if (ud.size() != pd.size()) fail("the update must have the cache's rank");
     int64_t axis = normAxis(c.i("axis", -2), r);
     if (axis == 0) fail("axis must not be the batch axis");
     std::string mode = c.s("mode", "linear");

@@ -322,7 +322,7 @@ void registerNNConverters() {
         DataType rt = tensorInfo(running)->dtype;
         return c.op("add", {ex(c.op("multiply", {ex(running), ex(c.scalar(m, rt))})), ex(c.op("multiply", {ex(c.cast(batch, rt)), ex(c.scalar(1 - m, rt))}))});
       };
-      Expr flatMean = c.op("reshape", {ex(mean), ex(shapeExpr({c.dims(0)[1]}))});
+      Expr flatMean = c.op("reshape", {ex(mean), ex(shapeExpr({c.dim(0, 1)}))});
       return {{y}, {blend(c.x(3), flatMean)}, {blend(c.x(4), var)}};
     }
     // y = (x - mean) * scale / sqrt(var + eps) + bias, per channel.

@@ -84,7 +84,7 @@ void registerReduceConverters() {
       const char* op = isMax ? "argmax" : "argmin";
       if (!c.i("select_last_index", 0)) return {{c.op(op, {ex(c.x(0))}, {{"axis", i(axis)}, {"keepdims", b(keep)}})}};
       // The last extreme index: search the reversed axis, then map the index back.
-      auto d = c.dims(0)[size_t(axis)];
+      auto d = c.dim(0, axis);
       Expr flipped = c.op("flip", {ex(c.x(0))}, {{"axis", i(axis)}});
       Expr idx = c.op(op, {ex(flipped)}, {{"axis", i(axis)}, {"keepdims", b(keep)}});
       auto di = d.as<IntImm>();

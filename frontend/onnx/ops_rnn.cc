@@ -78,7 +78,7 @@ Outputs recurrent(NodeCtx& c, Cell cell) {
   if (!steps) fail("the sequence length must be known at import time");
   int64_t hidden = c.i("hidden_size", 0);
   if (hidden <= 0) {
-    auto rd = c.dims(2)[2].as<IntImm>();
+    auto rd = c.dim(2, 2).as<IntImm>();
     if (!rd) fail("hidden_size is unknown");
     hidden = rd->value;
   }

@@ -77,7 +77,7 @@ void registerSequenceConverters() {
   onnxOp("SplitToSequence", {}, [](NodeCtx& c) -> Outputs {
     int64_t r = c.ndim(0);
     int64_t axis = normAxis(c.i("axis", 0), r);
-    auto d = c.dims(0)[size_t(axis)].as<IntImm>();
+    auto d = c.dim(0, axis).as<IntImm>();
     if (!d) fail("splitting a symbolic dim is not supported");
     std::vector<int64_t> indices;
     bool squeeze = false;

@@ -180,7 +180,7 @@ void registerSignalConverters() {
     int64_t axis = c.since >= 20 ? (c.has(2) ? scalarInt(c, 2, "axis") : -2) : c.i("axis", 1);
     if (axis < -r || axis > r - 2 || axis == -1) fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r) + " (the last dim holds the complex parts)");
     if (axis < 0) axis += r;
-    int64_t length = staticDim(c.dims(0)[size_t(axis)], "transformed dim");
+    int64_t length = staticDim(c.dim(0, axis), "transformed dim");
     // The one-sided inverse (irfft) of m bins is 2 * (m - 1) samples long by default.
     int64_t n = c.has(1) ? scalarInt(c, 1, "dft_length") : inverse && onesided ? 2 * (length - 1) : length;
     if (n < 1) fail("the DFT length must be positive, not " + std::to_string(n));
@@ -190,14 +190,14 @@ void registerSignalConverters() {
   onnxOp("STFT", {17}, [](NodeCtx& c) -> Outputs {
     // Frames gathered from [batch, length, parts], weighted by the window, then a DFT per frame.
     if (c.ndim(0) != 3) fail("the signal must be [batch, length, 1 or 2]");
-    int64_t length = staticDim(c.dims(0)[1], "signal length");
+    int64_t length = staticDim(c.dim(0, 1), "signal length");
     noteConstInputs(c, {1, 3});
     int64_t step = scalarInt(c, 1, "frame_step");
     if (step < 1) fail("frame_step must be positive");
     int64_t windowLength = -1;
     if (c.has(2)) {
       if (c.ndim(2) != 1) fail("the window must be 1-D");
-      windowLength = staticDim(c.dims(2)[0], "window length");
+      windowLength = staticDim(c.dim(2, 0), "window length");
     }
     int64_t frameLength = c.has(3) ? scalarInt(c, 3, "frame_length") : windowLength >= 0 ? windowLength : length;
     if (windowLength >= 0 && windowLength != frameLength) fail("a window of " + std::to_string(windowLength) + " points with frame_length " + std::to_string(frameLength) + " is not supported");

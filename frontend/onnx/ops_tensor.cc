@@ -19,7 +19,7 @@ Expr wrapNegative(NodeCtx& c, Expr idx, Expr extent) {
 }
 
 Expr dimScalar(NodeCtx& c, size_t input, int64_t axis, DataType t) {
-  auto d = c.dims(input)[size_t(axis)].as<IntImm>();
+  auto d = c.dim(input, axis).as<IntImm>();
   if (!d) fail("indexing along a symbolic dim is not supported");
   return c.scalar(double(d->value), t);
 }
