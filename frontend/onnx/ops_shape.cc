@@ -237,6 +237,8 @@ void registerShapeConverters() {
       ends = c.ints("ends");
       axes = c.ints("axes");
     } else {
+      // Look every input up before one can fail, so that all the inputs to specialize on are named.
+      for (size_t k = 1; k <= 4; ++k) (void)c.constInts(k);
       starts = c.requireInts(1, "starts");
       ends = c.requireInts(2, "ends");
       if (c.has(3)) axes = c.requireInts(3, "axes");
