@@ -1,4 +1,4 @@
-// Less common ONNX ops composed from Relax ops: Lp pooling and normalization, CumProd, Swish,
+// Less common ONNX ops composed from Relax ops: Lp pooling and normalization, Swish,
 // ReverseSequence, GridSample, AffineGrid, TensorScatter, Col2Im, CenterCropPad and the Optional ops (an
 // absent optional is an absent value, known at import).
 #include <cmath>
@@ -52,17 +52,6 @@ void registerMiscConverters() {
     Expr norm = p == 1 ? c.op("sum", {ex(a)}, {{"axis", ints({axis})}, {"keepdims", b(true)}})
                        : c.op("sqrt", {ex(c.op("sum", {ex(c.op("multiply", {ex(a), ex(a)}))}, {{"axis", ints({axis})}, {"keepdims", b(true)}}))});
     return {{c.op("divide", {ex(c.x(0)), ex(norm)})}};
-  });
-  onnxOp("CumProd", {26}, [](NodeCtx& c) -> Outputs {
-    auto ax = c.requireInts(1, "axis");
-    if (ax.size() != 1) fail("axis must hold one value");
-    int64_t r = c.ndim(0), axis = ax[0] < 0 ? ax[0] + r : ax[0];
-    bool exclusive = c.i("exclusive", 0), reverse = c.i("reverse", 0);
-    Expr x = c.x(0);
-    if (reverse) x = c.op("flip", {ex(x)}, {{"axis", i(axis)}});
-    Expr y = c.op("cumprod", {ex(x)}, {{"axis", i(axis)}, {"exclusive", b(exclusive)}});
-    if (reverse) y = c.op("flip", {ex(y)}, {{"axis", i(axis)}});
-    return {{y}};
   });
   onnxOp("Swish", {24}, [](NodeCtx& c) -> Outputs {
     Expr x = c.x(0);

@@ -1,6 +1,8 @@
 // Reductions and their relatives: Reduce* (axes as an attribute or, from opset 13/18, an input),
 // ArgMax/ArgMin (select_last_index), CumSum, Softmax/LogSoftmax/Hardmax (2-D coercion before opset
 // 13), TopK.
+#include <tuple>
+
 #include "frontend/onnx/converter.h"
 #include "ir/arith.h"
 
@@ -92,18 +94,21 @@ void registerReduceConverters() {
       return {{c.op("subtract", {ex(c.scalar(double(di->value - 1), DataType::int64())), ex(idx)})}};
     });
   }
-  onnxOp("CumSum", {}, [](NodeCtx& c) -> Outputs {
-    int64_t r = c.ndim(0);
-    auto ax = c.requireInts(1, "axis");
-    if (ax.size() != 1) fail("axis must hold one value");
-    int64_t axis = normAxis(ax[0], r);
-    bool exclusive = c.i("exclusive", 0), reverse = c.i("reverse", 0);
-    Expr x = c.x(0);
-    if (reverse) x = c.op("flip", {ex(x)}, {{"axis", i(axis)}});
-    Expr y = c.op("cumsum", {ex(x)}, {{"axis", i(axis)}, {"exclusive", b(exclusive)}});
-    if (reverse) y = c.op("flip", {ex(y)}, {{"axis", i(axis)}});
-    return {{y}};
-  });
+  // CumSum and CumProd (opset 26): a reverse scan is the forward one between two flips.
+  for (auto [onnxName, relaxName, versions] : {std::tuple{"CumSum", "cumsum", std::vector<int>{}}, std::tuple{"CumProd", "cumprod", std::vector<int>{26}}}) {
+    onnxOp(onnxName, versions, [relaxName](NodeCtx& c) -> Outputs {
+      int64_t r = c.ndim(0);
+      auto ax = c.requireInts(1, "axis");
+      if (ax.size() != 1) fail("axis must hold one value");
+      int64_t axis = normAxis(ax[0], r);
+      bool exclusive = c.i("exclusive", 0), reverse = c.i("reverse", 0);
+      Expr x = c.x(0);
+      if (reverse) x = c.op("flip", {ex(x)}, {{"axis", i(axis)}});
+      Expr y = c.op(relaxName, {ex(x)}, {{"axis", i(axis)}, {"exclusive", b(exclusive)}});
+      if (reverse) y = c.op("flip", {ex(y)}, {{"axis", i(axis)}});
+      return {{y}};
+    });
+  }
   onnxOp("Softmax", {}, [](NodeCtx& c) -> Outputs { return {{coerced2D(c, [&](Expr x, int64_t a) { return c.op("nn.softmax", {ex(x)}, {{"axis", i(a)}}); })}}; });
   onnxOp("LogSoftmax", {}, [](NodeCtx& c) -> Outputs { return {{coerced2D(c, [&](Expr x, int64_t a) { return c.op("nn.log_softmax", {ex(x)}, {{"axis", i(a)}}); })}}; });
   onnxOp("Hardmax", {}, [](NodeCtx& c) -> Outputs {
