@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "ir/arith.h"
 #include "ir/expr_walk.h"
 #include "ir/op.h"
+#include "ir/struct_info.h"
 
 namespace rlx {
 
@@ -16,25 +16,11 @@ namespace {
 using VarSet = std::unordered_set<const Var*>;
 using SymSet = std::unordered_set<const PrimVar*>;
 
-// The symbolic vars a struct info mentions (tensor and shape dims, prim values, tuple fields).
+// The symbolic vars a struct info mentions.
 void noteSymbols(const StructInfo& s, SymSet& out) {
-  if (!s) return;
-  auto add = [&](const PrimExpr& e) {
-    std::vector<Ref<PrimVar>> vars;
-    collectVars(e, vars);
-    for (auto& v : vars) out.insert(v.get());
-  };
-  if (auto t = s.as<TensorSInfo>()) {
-    if (auto d = t->dims())
-      for (auto& e : *d) add(e);
-  } else if (auto sh = s.as<ShapeSInfo>()) {
-    if (sh->values)
-      for (auto& e : *sh->values) add(e);
-  } else if (auto p = s.as<PrimSInfo>()) {
-    if (p->value) add(p->value);
-  } else if (auto tu = s.as<TupleSInfo>()) {
-    for (auto& f : tu->fields) noteSymbols(f, out);
-  }
+  std::vector<Ref<PrimVar>> vars;
+  sinfoCollectVars(s, vars);
+  for (auto& v : vars) out.insert(v.get());
 }
 
 void noteSInfoVars(const StructInfo& s, VarSet& used) {
