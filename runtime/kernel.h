@@ -8,7 +8,7 @@
 #include "ir/diagnostic.h"
 #include "ir/tir.h"
 #include "runtime/kernel_abi.h"
-#include "runtime/llvm/jit.h"
+#include "runtime/jit.h"
 #include "runtime/value.h"
 
 namespace rlx::vm {

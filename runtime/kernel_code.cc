@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/llvm/jit.h"
+#include "runtime/jit.h"
 
 namespace rlx {
 

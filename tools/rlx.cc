@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/llvm/jit.h"
+#include "runtime/jit.h"
 #include "tools/commands.h"
 
 namespace {

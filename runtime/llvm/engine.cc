@@ -18,7 +18,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "runtime/llvm/codegen.h"
-#include "runtime/llvm/jit.h"
+#include "runtime/jit.h"
 #include "runtime/llvm/schedule.h"
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/transpose.h"

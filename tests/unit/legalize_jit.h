@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "runtime/llvm/jit.h"
+#include "runtime/jit.h"
 #include "tests/unit/legalize_cases.h"
 
 namespace rlx::test::legalize {

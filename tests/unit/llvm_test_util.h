@@ -12,7 +12,7 @@
 
 #include "parser/parser.h"
 #include "passes/registry.h"
-#include "runtime/llvm/jit.h"
+#include "runtime/jit.h"
 
 namespace rlx {
 

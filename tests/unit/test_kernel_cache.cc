@@ -7,7 +7,7 @@
 #include "ir/structural_equal.h"
 #include "parser/parser.h"
 #include "runtime/llvm/disk_cache.h"
-#include "runtime/llvm/jit.h"
+#include "runtime/jit.h"
 
 using namespace rlx;
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "runtime/llvm/jit.h"
+#include "runtime/jit.h"
 #include "llvm_test_util.h"
 #include "runtime/llvm/schedule_alloc.h"
 #include "runtime/llvm/schedule_inline.h"

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "parser/parser.h"
-#include "runtime/llvm/jit.h"
+#include "runtime/jit.h"
 #include "runtime/runner.h"
 #include "vm_test_util.h"
 
