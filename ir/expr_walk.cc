@@ -2,6 +2,8 @@
 // depth stays small (nested calls are bound to vars by the normalizer).
 #include "ir/expr_walk.h"
 
+#include <unordered_set>
+
 namespace rlx {
 
 void walkExpr(const Expr& e, const std::function<void(const Expr&)>& visit) {
@@ -35,6 +37,25 @@ void walkExpr(const Expr& e, const std::function<void(const Expr&)>& visit) {
     case NodeKind::Function: walkExpr(static_cast<const Function&>(*e).body, visit); break;
     default: break;
   }
+}
+
+std::vector<VarRef> freeVars(const Expr& e) {
+  std::unordered_set<const Var*> defined, seen;
+  std::vector<VarRef> used;
+  walkExpr(e, [&](const Expr& x) {
+    if (auto f = x.as<Function>()) {
+      for (auto& p : f->params) defined.insert(p.get());
+    } else if (auto s = x.as<SeqExpr>()) {
+      for (auto& b : s->blocks)
+        for (auto& bind : b->bindings) defined.insert(bind->var.get());
+    } else if (auto v = x.as<Var>()) {
+      if (seen.insert(v.get()).second) used.push_back(v);
+    }
+  });
+  std::vector<VarRef> out;
+  for (auto& v : used)
+    if (!defined.count(v.get())) out.push_back(v);
+  return out;
 }
 
 }  // namespace rlx

@@ -48,5 +48,8 @@ std::vector<Error> verifyModule(const IRModuleRef& mod, const VerifyOptions& opt
 
 // Verifies one PrimFunc ([V9] only); `name` is used in messages.
 void verifyPrimFunc(const PrimFunc& func, const std::string& name, std::vector<Error>& out);
+// The vars a PrimFunc uses that neither its params, its buffers' shapes nor its own loops, lets
+// and blocks define, in first-use order (buffer layouts first, then the body).
+std::vector<Ref<PrimVar>> primFuncFreeVars(const PrimFunc& func);
 
 }  // namespace rlx

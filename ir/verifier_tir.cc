@@ -10,7 +10,8 @@ namespace {
 
 class TirVerifier {
  public:
-  TirVerifier(const std::string& name, std::vector<Error>& out) : name_(name), out_(out) {}
+  TirVerifier(const std::string& name, std::vector<Error>& out, std::vector<Ref<PrimVar>>* freeOut = nullptr)
+      : name_(name), out_(out), free_(freeOut) {}
 
   void run(const PrimFunc& f) {
     curSpan_ = f.span;
@@ -28,6 +29,7 @@ class TirVerifier {
  private:
   const std::string& name_;
   std::vector<Error>& out_;
+  std::vector<Ref<PrimVar>>* free_;  // when set, undefined vars are collected here instead of reported
   Span curSpan_;
   std::vector<const PrimVar*> varStack_;
   std::unordered_set<const PrimVar*> vars_;
@@ -97,7 +99,9 @@ class TirVerifier {
     switch (e->kind()) {
       case NodeKind::PrimVar: {
         auto* v = static_cast<const PrimVar*>(e.get());
-        if (!vars_.count(v)) error("variable '" + v->name + "' is used but not defined in scope", v);
+        if (vars_.count(v)) return;
+        if (!free_) return error("variable '" + v->name + "' is used but not defined in scope", v);
+        if (reported_.insert(v).second) free_->push_back(e.as<PrimVar>());
         return;
       }
       case NodeKind::Not:
@@ -238,6 +242,13 @@ class TirVerifier {
 
 void verifyPrimFunc(const PrimFunc& func, const std::string& name, std::vector<Error>& out) {
   TirVerifier(name, out).run(func);
+}
+
+std::vector<Ref<PrimVar>> primFuncFreeVars(const PrimFunc& func) {
+  std::vector<Error> errors;
+  std::vector<Ref<PrimVar>> out;
+  TirVerifier("", errors, &out).run(func);
+  return out;
 }
 
 }  // namespace rlx

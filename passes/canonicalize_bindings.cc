@@ -34,27 +34,6 @@ namespace {
 
 using VarSet = std::unordered_set<const Var*>;
 
-// Vars a function uses without defining (params and bindings inside it are definitions).
-std::vector<VarRef> freeVars(const Expr& e) {
-  VarSet defined;
-  std::vector<VarRef> used;
-  VarSet seen;
-  walkExpr(e, [&](const Expr& x) {
-    if (auto f = x.as<Function>()) {
-      for (auto& p : f->params) defined.insert(p.get());
-    } else if (auto s = x.as<SeqExpr>()) {
-      for (auto& b : s->blocks)
-        for (auto& bind : b->bindings) defined.insert(bind->var.get());
-    } else if (auto v = x.as<Var>()) {
-      if (seen.insert(v.get()).second) used.push_back(v);
-    }
-  });
-  std::vector<VarRef> out;
-  for (auto& v : used)
-    if (!defined.count(v.get())) out.push_back(v);
-  return out;
-}
-
 // Every var mentioned in `e` (used or, for function literals, defined inside).
 std::vector<VarRef> allVars(const Expr& e) {
   std::vector<VarRef> out;

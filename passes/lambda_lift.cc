@@ -125,27 +125,6 @@ class LambdaNamer {
   }
 };
 
-// Free vars of `f` in first-use order (vars used but bound neither by a param nor a binding).
-std::vector<VarRef> freeVars(const FunctionRef& f) {
-  std::unordered_set<const Var*> defined;
-  std::vector<VarRef> uses;
-  walkExpr(f, [&](const Expr& e) {
-    if (auto fn = e.as<Function>()) {
-      for (auto& p : fn->params) defined.insert(p.get());
-    } else if (auto s = e.as<SeqExpr>()) {
-      for (auto& block : s->blocks)
-        for (auto& b : block->bindings) defined.insert(b->var.get());
-    } else if (auto v = e.as<Var>()) {
-      uses.push_back(v);
-    }
-  });
-  std::vector<VarRef> out;
-  std::unordered_set<const Var*> seen;
-  for (auto& v : uses)
-    if (!defined.count(v.get()) && seen.insert(v.get()).second) out.push_back(v);
-  return out;
-}
-
 // ---------------------------------------------------------------- lifting
 class LambdaLifter : public ExprMutator {
  public:

@@ -11,6 +11,7 @@
 
 #include "ir/arith.h"
 #include "ir/structural_equal.h"
+#include "ir/verifier.h"
 #include "ir/struct_info.h"
 #include "ir/ops/infer_util.h"
 #include "passes/binding_rewriter.h"
@@ -46,13 +47,15 @@ class Legalizer : public BindingRewriter {
     if (canonOuts.empty()) return nullptr;
     PrimFuncRef key = canon.kb.build(canon.inputs, canonOuts);
     legalize::Ctx ctx(*c);
-    PrimFuncRef own = withScalarParams(ctx.kb.build(ctx.inputs, entry->rule(ctx)));
+    PrimFuncRef own = ctx.kb.build(ctx.inputs, entry->rule(ctx));
+    std::vector<PrimVarRef> scalarParams = unboundVars(*own);
+    own->params.insert(own->params.end(), scalarParams.begin(), scalarParams.end());  // freshly built: no one else holds it
     GlobalVarRef gv = kernelFor(key, canon.kernelName.empty() ? entry->kernelName : canon.kernelName, [&] { return own; });
     PyValue outSInfo;
     outSInfo.kind = PyValue::SInfo;
     outSInfo.sinfo = c->sinfo;
     build::KwArgs kwargs = {{"out_sinfo", outSInfo}};
-    if (Expr tirVars = tirVarsOf(*c, *own)) kwargs.push_back({"tir_vars", build::e(tirVars)});
+    if (Expr tirVars = tirVarsOf(*c, scalarParams)) kwargs.push_back({"tir_vars", build::e(tirVars)});
     return build::call("call_tir", {build::e(gv), build::e(make<Tuple>(ctx.tirArgs))}, std::move(kwargs));
   }
 
@@ -73,29 +76,12 @@ class Legalizer : public BindingRewriter {
     return make<Call>(make<ExternFunc>(it->second), c.args, nullptr, std::vector<StructInfo>{c.sinfo});
   }
 
-  // Symbolic vars that the kernel's buffers use only inside compound dims (n + 1 after a concat):
-  // no buffer shape binds them, so they become trailing int64 params, passed by call_tir's
+  // Symbolic vars the kernel uses that no buffer shape binds (n in a compound dim n + 1 after a
+  // concat, a slice's run-time start): they become trailing int64 params, passed by call_tir's
   // tir_vars (TVM's call_te does the same with its unbound TIR vars).
-  static std::vector<PrimVarRef> unboundVars(const PrimFunc& f) {
-    std::set<const PrimVar*> bare;
-    for (auto& [handle, buf] : f.bufferMap)
-      for (auto& d : buf->shape)
-        if (auto v = d.as<PrimVar>()) bare.insert(v.get());
-    std::vector<PrimVarRef> all, out;
-    for (auto& [handle, buf] : f.bufferMap)
-      for (auto& d : buf->shape) collectVars(d, all);
-    for (auto& v : all)
-      if (!bare.count(v.get())) out.push_back(v);
-    return out;
-  }
-  // `f` is freshly built (no one else holds it), so its params are extended in place.
-  static PrimFuncRef withScalarParams(PrimFuncRef f) {
-    for (auto& v : unboundVars(*f)) f->params.push_back(v);
-    return f;
-  }
+  static std::vector<PrimVarRef> unboundVars(const PrimFunc& f) { return primFuncFreeVars(f); }
   // R.shape([the call's own vars of those names]), or null when the kernel has no scalar params.
-  static Expr tirVarsOf(const Call& c, const PrimFunc& kernel) {
-    auto extra = unboundVars(kernel);
+  static Expr tirVarsOf(const Call& c, const std::vector<PrimVarRef>& extra) {
     if (extra.empty()) return nullptr;
     std::vector<PrimVarRef> relaxVars;
     auto collect = [&](const StructInfo& s, auto& self) -> void {
@@ -106,7 +92,16 @@ class Legalizer : public BindingRewriter {
         for (auto& f : tu->fields) self(f, self);
       }
     };
-    for (auto& a : c.args) collect(sinfoOf(a), collect);
+    // ... and the prim values among the arguments (a slice's begin, a full's fill value).
+    auto collectValues = [&](const Expr& e, auto& self) -> void {
+      if (auto p = e.as<PrimValue>()) collectVars(p->value, relaxVars);
+      else if (auto sh = e.as<ShapeExpr>()) for (auto& v : sh->values) collectVars(v, relaxVars);
+      else if (auto t = e.as<Tuple>()) for (auto& f : t->fields) self(f, self);
+    };
+    for (auto& a : c.args) {
+      collect(sinfoOf(a), collect);
+      collectValues(a, collectValues);
+    }
     collect(c.sinfo, collect);
     std::vector<PrimExpr> values;
     for (auto& v : extra) {

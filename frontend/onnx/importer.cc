@@ -285,6 +285,12 @@ Expr GraphImporter::emitCall(const Expr& call) {
   auto n = bb_.normalize(call);
   if (!n) fail(n.error().message);
   Expr e = *n;
+  if (auto c = e.as<Call>(); c && c->op && c->op->kind() == NodeKind::Op)
+    if (Expr exact = exactBroadcast(*this, *c)) {
+      n = bb_.normalize(exact);
+      if (!n) fail(n.error().message);
+      e = *n;
+    }
   if (auto c = e.as<Call>(); c && c->op && c->op->kind() == NodeKind::Op && findEval(c->opName())) {
     // Calls on constants are computed now, as TVM's importer folds shape arithmetic; large ones
     // stay calls so that importing never turns into running the model.
@@ -456,6 +462,20 @@ GraphImporter::Subgraph GraphImporter::convertSubgraph(const ::onnx::GraphProto&
   return out;
 }
 
+GlobalVarRef GraphImporter::declareFunction(const std::string& hint, const StructInfo& sinfo) {
+  std::string base = sanitize(hint), name = base;
+  for (int n = 1; !functionNames_.insert(name).second; ++n) name = base + "_" + std::to_string(n);
+  auto gvar = make<GlobalVar>(name);
+  gvar->sinfo = sinfo;
+  privateFunctions_.push_back({gvar, nullptr});
+  return gvar;
+}
+
+void GraphImporter::defineFunction(const GlobalVarRef& gvar, const FunctionRef& fn) {
+  for (auto& [g, f] : privateFunctions_)
+    if (g == gvar) f = fn;
+}
+
 bool GraphImporter::hasControlFlow(const ::onnx::GraphProto& g) {
   for (auto& n : g.node())
     for (auto& a : n.attribute())
@@ -533,6 +553,8 @@ Result<IRModuleRef> GraphImporter::run() {
   auto mainVar = make<GlobalVar>("main");
   mainVar->sinfo = func->sinfo;
   mod->functions.push_back({mainVar, func});
+  for (auto& [gvar, fn] : privateFunctions_)
+    if (fn) mod->functions.push_back({gvar, fn});
   return IRModuleRef(mod);
 }
 

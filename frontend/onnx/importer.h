@@ -45,6 +45,10 @@ class GraphImporter {
   // The same with the subgraph's bindings appended to the current block (one unrolled step, a
   // branch chosen at import, a modifier graph applied in place); returns its outputs.
   std::vector<Expr> inlineSubgraph(const ::onnx::GraphProto& g, const std::vector<OValue>& inputs);
+  // A private function of the module besides main (a run-time loop's step): declared first, so that
+  // it can call itself, under a unique name from `hint`; defined once built.
+  GlobalVarRef declareFunction(const std::string& hint, const StructInfo& sinfo);
+  void defineFunction(const GlobalVarRef& gvar, const FunctionRef& fn);
 
  private:
   Status checkSupported(const ::onnx::GraphProto& g, std::vector<std::string>& problems);
@@ -70,7 +74,13 @@ class GraphImporter {
   std::vector<std::string> graphInputs_;
   int freshDims_ = 0;
   std::set<const Object*> runTimeDims_;
+  std::vector<std::pair<GlobalVarRef, FunctionRef>> privateFunctions_;
+  std::set<std::string> functionNames_ = {"main"};
   BlockBuilder bb_;
 };
+
+// A broadcasting op call whose result sizes cannot be known at import, rebuilt with operands
+// expanded to a common shape computed at run time (exact_broadcast.cc); null when not needed.
+Expr exactBroadcast(GraphImporter& g, const Call& call);
 
 }  // namespace rlx::onnx

@@ -1,8 +1,12 @@
 // Control flow: If as a Relax If whose branches are the converted subgraphs (outer values visible);
-// Scan, Loop and SequenceMap unrolled over their lengths known at import (each step's body
-// bindings inlined, so every step keeps its own shapes).
+// Scan, Loop and SequenceMap unrolled when their lengths are known at import (each step's body
+// bindings inlined, so every step keeps its own shapes); a Loop or Scan that only the run decides
+// becomes a recursive function (loop_function.cc).
+#include <limits>
+
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/importer.h"
+#include "frontend/onnx/loop_function.h"
 
 namespace rlx::onnx {
 
@@ -31,6 +35,66 @@ Expr stackSteps(NodeCtx& c, const std::vector<Expr>& steps, int64_t axis, const 
   auto t = tensorInfo(steps[0]);
   if (!t) fail(std::string(op) + ": a scan output must be a tensor");
   return c.op("stack", {ex(make<Tuple>(steps))}, {{"axis", i(normAxis(axis, t->ndim + 1))}});
+}
+
+// A scalar (or one-element) input as a () tensor.
+Expr scalarInput(NodeCtx& c, size_t i, DataType t, const char* what) {
+  auto info = tensorInfo(c.x(i));
+  if (!info || info->dtype != t) fail(std::string(what) + " must be a " + t.str() + " tensor");
+  return info->ndim == 0 ? c.x(i) : c.op("reshape", {ex(c.x(i)), ex(shapeExpr({}))});
+}
+
+// Scan outputs of a run-time loop come stacked along axis 0 in step order: reversed when `reverse`,
+// then their step axis moved to `axis`.
+Expr placeSteps(NodeCtx& c, Expr stacked, bool reverse, int64_t axis) {
+  auto t = tensorInfo(stacked);
+  if (reverse) stacked = c.op("flip", {ex(stacked)}, {{"axis", build::i(0)}});
+  axis = normAxis(axis, t->ndim);
+  if (axis == 0) return stacked;
+  std::vector<int64_t> perm;
+  for (int64_t d = 1; d <= axis; ++d) perm.push_back(d);
+  perm.push_back(0);
+  for (int64_t d = axis + 1; d < t->ndim; ++d) perm.push_back(d);
+  return c.op("permute_dims", {ex(stacked)}, {{"axes", ints(perm)}});
+}
+
+// Loop unrolled while its trip count and each step's condition are known at import, in a block of
+// its own; nullopt (the block dropped) when a condition is only known at run time or the loop runs
+// longer than is worth unrolling.
+constexpr int64_t kMaxUnrolledSteps = 256;
+std::optional<Outputs> unrollLoop(NodeCtx& c, const ::onnx::GraphProto& body, std::optional<int64_t> trips, bool going, size_t n, size_t k) {
+  BlockBuilder& bb = c.graph().builder();
+  std::vector<OValue> state;
+  for (size_t j = 0; j < n; ++j) state.push_back(c.in(2 + j));
+  std::vector<std::vector<Expr>> slices(k);
+  bb.beginBlock(false);
+  try {
+    for (int64_t step = 0; going && (!trips || step < *trips); ++step) {
+      if (step == kMaxUnrolledSteps) {
+        bb.endBlock();
+        return std::nullopt;
+      }
+      std::vector<OValue> inputs = {{c.scalar(double(step), DataType::int64())}, {c.scalar(1, DataType::boolean())}};
+      inputs.insert(inputs.end(), state.begin(), state.end());
+      auto outs = inlineSubgraph(c, body, inputs);
+      auto cond = outs[0].as<Constant>();
+      if (!cond || cond->data->numel() != 1) {
+        bb.endBlock();
+        return std::nullopt;
+      }
+      going = cond->data->getInt(0) != 0;
+      for (size_t j = 0; j < n; ++j) state[j] = {outs[1 + j]};
+      for (size_t j = 0; j < k; ++j) slices[j].push_back(outs[1 + n + j]);
+    }
+  } catch (...) {
+    bb.endBlock();
+    throw;
+  }
+  if (auto block = bb.endBlock())
+    for (auto& b : block->bindings) bb.addBinding(b);
+  Outputs result = state;
+  for (size_t j = 0; j < k; ++j) result.push_back({stackSteps(c, slices[j], 0, "Loop")});
+  return result;
 }
 
 }  // namespace
@@ -70,13 +134,28 @@ void registerControlConverters() {
     auto outAxes = c.ints("scan_output_axes", k, 0);
     auto outDirs = c.ints("scan_output_directions", k, 0);
     int64_t steps = -1;
+    std::optional<PrimExpr> length;  // a symbolic length: the steps are decided at run time
     for (size_t j = 0; j < m; ++j) {
       int64_t r = c.ndim(n + j);
       inAxes[j] = normAxis(inAxes[j], r);
-      auto d = c.dims(n + j)[size_t(inAxes[j])].as<IntImm>();
-      if (!d) fail("Scan over a symbolic length is not supported");
-      if (steps >= 0 && d->value != steps) fail("the scan inputs have different lengths");
-      steps = d->value;
+      PrimExpr len = c.dims(n + j)[size_t(inAxes[j])];
+      if (auto d = len.as<IntImm>()) {
+        if (steps >= 0 && d->value != steps) fail("the scan inputs have different lengths");
+        steps = d->value;
+      } else {
+        length = len;
+      }
+    }
+    if (length && steps < 0) {
+      RunTimeLoop loop;
+      loop.isLoop = false;
+      loop.trips = c.op("reshape", {ex(c.op("shape_to_tensor", {ex(shapeExpr({*length}))})), ex(shapeExpr({}))});
+      loop.cond = c.scalar(1, DataType::boolean());
+      for (size_t j = 0; j < n; ++j) loop.state.push_back(c.in(j));
+      for (size_t j = 0; j < m; ++j) loop.scanInputs.push_back({c.x(n + j), inAxes[j], inDirs[j] != 0});
+      Outputs result = emitRunTimeLoop(c, body, loop);
+      for (size_t j = 0; j < k; ++j) result[n + j] = {placeSteps(c, result[n + j].expr, outDirs[j] != 0, outAxes[j])};
+      return result;
     }
     std::vector<OValue> state;
     for (size_t j = 0; j < n; ++j) state.push_back(c.in(j));
@@ -100,48 +179,39 @@ void registerControlConverters() {
     return result;
   });
   onnxOp("Loop", {1, 11, 13, 16, 19, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
-    // body(iteration, cond, state...) -> (cond, state..., scan outputs...), unrolled: the trip
-    // count and each step's condition must be known at import (the condition is usually a
-    // constant or computed from the trip counter).
+    // body(iteration, cond, state...) -> (cond, state..., scan outputs...): unrolled when the trip
+    // count and each step's condition are known at import (the condition is usually a constant or
+    // computed from the trip counter), else a recursive function.
     const auto& body = graphAttr(c, "body");
     if (c.numInputs() < 2) fail("Loop takes M, cond and the initial state values");
     size_t n = c.numInputs() - 2;
     if (size_t(body.output_size()) < n + 1) fail("the body has fewer outputs than cond and the state values");
     size_t k = size_t(body.output_size()) - n - 1;
     std::optional<int64_t> trips;
+    bool tripsKnown = true, condKnown = true, going = true;
     if (c.has(0)) {
-      auto m = c.constInts(0);
-      if (!m || m->size() != 1) fail("the trip count M must be known at import (rlx unrolls Loop)");
-      trips = (*m)[0];
+      auto v = c.constInts(0);
+      if (v && v->size() == 1) trips = (*v)[0];
+      else tripsKnown = false;
     }
-    bool going = true;
     if (c.has(1)) {
       auto v = c.constInts(1);
-      if (!v || v->size() != 1) fail("the initial condition must be known at import (rlx unrolls Loop)");
-      going = (*v)[0] != 0;
+      if (v && v->size() == 1) going = (*v)[0] != 0;
+      else condKnown = false;
     }
-    if (!trips && !c.has(1)) fail("a Loop without M and cond never ends");
-    std::vector<OValue> state;
-    for (size_t j = 0; j < n; ++j) state.push_back(c.in(2 + j));
-    std::vector<std::vector<Expr>> slices(k);
-    constexpr int64_t kMaxSteps = 1 << 14;
-    for (int64_t step = 0; going && (!trips || step < *trips); ++step) {
-      if (step == kMaxSteps) fail("more than " + std::to_string(kMaxSteps) + " iterations: too many to unroll");
-      std::vector<OValue> inputs = {{c.scalar(double(step), DataType::int64())}, {c.scalar(1, DataType::boolean())}};
-      inputs.insert(inputs.end(), state.begin(), state.end());
-      auto outs = inlineSubgraph(c, body, inputs);
-      auto cond = outs[0].as<Constant>();
-      if (!cond || cond->data->numel() != 1) {
-        for (size_t j = 0; j < c.numInputs(); ++j) (void)c.constant(j);  // names the inputs to specialize on
-        fail("the loop condition is computed at run time; rlx unrolls Loop and needs it at import");
-      }
-      going = cond->data->getInt(0) != 0;
-      for (size_t j = 0; j < n; ++j) state[j] = {outs[1 + j]};
-      for (size_t j = 0; j < k; ++j) slices[j].push_back(outs[1 + n + j]);
-    }
-    Outputs result = state;
-    for (size_t j = 0; j < k; ++j) result.push_back({stackSteps(c, slices[j], 0, "Loop")});
-    return result;
+    if (!c.has(0) && !c.has(1)) fail("a Loop without M and cond never ends");
+    if (tripsKnown && condKnown)
+      if (auto unrolled = unrollLoop(c, body, trips, going, n, k)) return *unrolled;
+    RunTimeLoop loop;
+    loop.trips = c.has(0) ? scalarInput(c, 0, DataType::int64(), "the trip count M")
+                          : c.constant([] {
+                              auto a = make<NDArray>(DataType::int64(), std::vector<int64_t>{});
+                              a->setInt(0, std::numeric_limits<int64_t>::max());
+                              return a;
+                            }());
+    loop.cond = c.has(1) ? scalarInput(c, 1, DataType::boolean(), "the condition") : c.scalar(1, DataType::boolean());
+    for (size_t j = 0; j < n; ++j) loop.state.push_back(c.in(2 + j));
+    return emitRunTimeLoop(c, body, loop);
   });
   onnxOp("SequenceMap", {17}, [](NodeCtx& c) -> Outputs {
     // body applied to the k-th element of every sequence input (tensor inputs as they are);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "frontend/onnx/converter.h"
+#include "frontend/onnx/importer.h"
 #include "frontend/onnx/tensor.h"
 #include "ir/arith.h"
 #include "ir/minifloat.h"
@@ -87,6 +88,55 @@ void clampSlice(int64_t d, int64_t step, int64_t& b, int64_t& e) {
     b = std::clamp<int64_t>(b, 0, d - 1);
     e = std::clamp<int64_t>(e, -1, d - 1);
   }
+}
+
+// Slice with starts or ends known only at run time: the bounds are clamped as ONNX says with tensor
+// arithmetic, then read back as size vars (start and length per axis, both >= 0 once clamped), so
+// the result has a symbolic shape and the kernel a run-time offset.
+Expr runTimeSlice(NodeCtx& c, std::vector<int64_t> axes, std::vector<int64_t> steps) {
+  auto count = c.dim(1, 0).as<IntImm>();
+  if (!count) fail("the number of starts must be known at import");
+  size_t n = size_t(count->value);
+  if (axes.empty())
+    for (size_t k = 0; k < n; ++k) axes.push_back(int64_t(k));
+  if (steps.empty()) steps.assign(n, 1);
+  if (axes.size() != n || steps.size() != n) fail("starts, ends, axes and steps must have the same length");
+  int64_t r = c.ndim(0);
+  auto in = c.dims(0);
+  std::vector<PrimExpr> dims;
+  std::vector<int64_t> backwards, sign, magnitude;
+  for (size_t k = 0; k < n; ++k) {
+    axes[k] = normAxis(axes[k], r);
+    if (steps[k] == 0) fail("a slice step is 0");
+    dims.push_back(in[size_t(axes[k])]);
+    backwards.push_back(steps[k] < 0 ? 1 : 0);
+    sign.push_back(steps[k] < 0 ? -1 : 1);
+    magnitude.push_back(std::abs(steps[k]));
+  }
+  auto i64 = DataType::int64();
+  Expr d = shapeTensor(c, dims).expr;
+  auto bin = [&](const char* op, Expr a, Expr b) { return c.op(op, {ex(std::move(a)), ex(std::move(b))}); };
+  auto wrap = [&](Expr v) { return c.op("where", {ex(bin("less", v, c.scalar(0, i64))), ex(bin("add", v, d)), ex(v)}); };
+  Expr back = c.ints64(backwards);
+  Expr hi = bin("subtract", d, back);  // d, or d - 1 stepping backwards
+  Expr start = bin("minimum", bin("maximum", wrap(c.cast(c.x(1), i64)), c.scalar(0, i64)), hi);
+  Expr end = bin("minimum", bin("maximum", wrap(c.cast(c.x(2), i64)), c.op("negative", {ex(back)})), hi);
+  Expr mag = c.ints64(magnitude);
+  Expr span = bin("multiply", bin("subtract", end, start), c.ints64(sign));
+  Expr length = bin("maximum", bin("floor_divide", bin("add", span, bin("subtract", mag, c.scalar(1, i64))), mag), c.scalar(0, i64));
+  Expr both = c.op("concat", {ex(make<Tuple>(std::vector<Expr>{start, length}))}, {{"axis", i(0)}});
+  Expr shape = c.graph().emitCall(makeCall("relax.tensor_to_shape", {both}));
+  std::vector<PrimExpr> vars;
+  for (size_t k = 0; k < 2 * n; ++k) vars.push_back(c.graph().freshDim(k < n ? "slice_start" : "slice_len"));
+  auto bound = c.graph().builder().emitMatchCast(shape, make<ShapeSInfo>(vars, int(vars.size())), "", {});
+  if (!bound) fail(bound.error().message);
+  PyValue begin, stop;
+  begin.kind = stop.kind = PyValue::List;
+  for (size_t k = 0; k < n; ++k) {
+    begin.items.push_back(primValue(vars[k]));
+    stop.items.push_back(primValue(add(vars[k], mul(vars[n + k], intImm(steps[k])))));
+  }
+  return c.op("strided_slice", {ex(c.x(0)), intList(axes), begin, stop, intList(steps)}, {{"assume_inbound", build::b(true)}});
 }
 
 }  // namespace
@@ -237,12 +287,12 @@ void registerShapeConverters() {
       ends = c.ints("ends");
       axes = c.ints("axes");
     } else {
-      // Look every input up before one can fail, so that all the inputs to specialize on are named.
-      for (size_t k = 1; k <= 4; ++k) (void)c.constInts(k);
-      starts = c.requireInts(1, "starts");
-      ends = c.requireInts(2, "ends");
       if (c.has(3)) axes = c.requireInts(3, "axes");
       if (c.has(4)) steps = c.requireInts(4, "steps");
+      auto st = c.constInts(1), en = c.constInts(2);
+      if (!st || !en) return {{runTimeSlice(c, axes, steps)}};
+      starts = *st;
+      ends = *en;
     }
     int64_t r = c.ndim(0);
     if (axes.empty())
@@ -251,21 +301,24 @@ void registerShapeConverters() {
     if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size()) fail("starts, ends, axes and steps must have the same length");
     auto in = c.dims(0);
     std::vector<int64_t> b, e, s, a;
+    bool clamped = true;  // every bound made concrete (the sliced dims are known)
     for (size_t k = 0; k < starts.size(); ++k) {
       int64_t axis = normAxis(axes[k], r);
       if (steps[k] == 0) fail("a slice step is 0");
-      auto d = in[size_t(axis)].as<IntImm>();
-      if (!d) fail("slicing a symbolic dim is not supported yet");
       int64_t bb = starts[k], ee = ends[k];
-      clampSlice(d->value, steps[k], bb, ee);
-      // A reverse slice that runs to the front ends "before index 0": -(d + 1) means that once the
-      // dim is added back.
-      if (steps[k] < 0 && ee == -1) ee = -(d->value + 1);
+      if (auto d = in[size_t(axis)].as<IntImm>()) {
+        clampSlice(d->value, steps[k], bb, ee);
+        // A reverse slice that runs to the front ends "before index 0": -(d + 1) means that once the
+        // dim is added back.
+        if (steps[k] < 0 && ee == -1) ee = -(d->value + 1);
+      } else {
+        clamped = false;  // a symbolic dim: strided_slice clamps with Python's rules, as ONNX does
+      }
       b.push_back(bb), e.push_back(ee), s.push_back(steps[k]), a.push_back(axis);
     }
     // Slicing a shape value keeps its elements known.
     std::optional<std::vector<PrimExpr>> elems;
-    if (r == 1 && c.in(0).elems && s[0] == 1) elems = std::vector<PrimExpr>(c.in(0).elems->begin() + b[0], c.in(0).elems->begin() + std::max(b[0], e[0]));
+    if (clamped && r == 1 && c.in(0).elems && s[0] == 1) elems = std::vector<PrimExpr>(c.in(0).elems->begin() + b[0], c.in(0).elems->begin() + std::max(b[0], e[0]));
     Expr out = c.op("strided_slice", {ex(c.x(0)), intList(a), intList(b), intList(e), intList(s)});
     return {{out, elems, nullptr}};
   });

@@ -361,7 +361,12 @@ PrimExpr shapeProduct(const std::vector<PrimExpr>& dims) {
   return p;
 }
 
-PrimExpr ceilDiv(const PrimExpr& a, const PrimExpr& b) { return floordiv(sub(add(a, b), i64(1)), b); }
+PrimExpr ceilDiv(const PrimExpr& a, const PrimExpr& b) {
+  // ceil(a / b) = floor((a + b - 1) / b) for b > 0, floor((a + b + 1) / b) for b < 0 (a slice
+  // stepping backwards: ceil(-19 / -1) is 19, where the b > 0 form gives 21).
+  if (auto k = constInt(b); k && *k < 0) return floordiv(add(add(a, b), i64(1)), b);
+  return floordiv(sub(add(a, b), i64(1)), b);
+}
 
 bool provablyDifferent(const PrimExpr& a, const PrimExpr& b) {
   auto d = constInt(sub(a, b));
