@@ -171,8 +171,35 @@ Status VirtualMachine::prepareCode() {
     // Straight-line code must not run past the function's end into the next one.
     Step last = info.endInstr > info.startInstr ? code_[size_t(info.endInstr - 1)].step : Step::Call;
     if (last != Step::Ret && last != Step::Goto) return bad(info.endInstr, "the function does not end with ret");
+    markSelfTailCalls(info);
   }
   return okStatus();
+}
+
+void VirtualMachine::markSelfTailCalls(const FuncInfo& info) {
+  const Executable& ex = *exec_;
+  for (int64_t pc = info.startInstr; pc < info.endInstr; ++pc) {
+    Op& call = code_[size_t(pc)];
+    if (call.step != Step::Call || &ex.funcTable[size_t(call.target)] != &info || call.reg < 0) continue;
+    // Follow the result: kills of other registers, copies of it, jumps, until a ret of it.
+    int32_t result = call.reg;
+    int64_t q = pc + 1;
+    for (int steps = 0; steps < 64 && q >= info.startInstr && q < info.endInstr; ++steps) {
+      const Op& next = code_[size_t(q)];
+      if (next.step == Step::Null && next.reg != result) {
+        ++q;
+      } else if (next.step == Step::Call && ex.funcTable[size_t(next.target)].name == "vm.builtin.copy" && next.numArgs == 1 &&
+                 args_[next.firstArg] == result && next.reg >= 0) {
+        result = next.reg;
+        ++q;
+      } else if (next.step == Step::Goto) {
+        q += next.target;
+      } else {
+        if (next.step == Step::Ret && next.reg == result) call.step = Step::SelfTailCall;
+        break;
+      }
+    }
+  }
 }
 
 // Free when nothing but the record and its idle views holds the block.
@@ -376,6 +403,16 @@ Value VirtualMachine::runFrame(const FuncInfo& info, const Value* args, int64_t 
           Value result = callFunction(op.target, callArgs.data(), op.numArgs);
           if (op.reg >= 0) reg[op.reg] = std::move(result);
           ++pc;
+          break;
+        }
+        case Step::SelfTailCall: {
+          const Value* const* refs = gather(op);
+          callArgs.resize(size_t(op.numArgs));
+          for (size_t k = 0; k < size_t(op.numArgs); ++k) callArgs[k] = *refs[k];
+          if (op.numArgs != info.numArgs) throwVMError(fmt::format("function {} takes {} arguments but was called with {}", info.name, info.numArgs, op.numArgs));
+          for (auto& r : regs) clear(r);
+          for (size_t k = 0; k < size_t(op.numArgs); ++k) regs[k] = std::move(callArgs[k]);
+          pc = info.startInstr;
           break;
         }
         case Step::Ret: return op.reg < 0 ? Value() : reg[op.reg];

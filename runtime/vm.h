@@ -75,7 +75,9 @@ class VirtualMachine {
   // inside the function's register file, jumps inside the function): a Call is specialised by its
   // callee (kernel, alloc_tensor, null_value/kill_object, anything else), and its arguments need no
   // decoding: an argument is a register index or the index of the value it reads.
-  enum class Step : uint8_t { Call, CompiledKernel, Kernel, AllocTensor, Null, Ret, Goto, If };
+  // SelfTailCall: a call of the running function whose result is only returned (maybe through
+  // copies and kills): the frame is reused, so a recursive loop runs in constant stack.
+  enum class Step : uint8_t { Call, CompiledKernel, Kernel, AllocTensor, Null, Ret, Goto, If, SelfTailCall };
   struct Op {
     Step step = Step::Call;
     int32_t numArgs = 0;
@@ -101,6 +103,8 @@ class VirtualMachine {
   Value runFrame(const FuncInfo& info, const Value* args, int64_t n);
   const NDArrayRef* idleView(const Value* const* args, int64_t n) const;
   Value allocTensor(const Callee& c, const Value* const* args, int64_t n);
+  // Marks the calls of `info` to itself whose result is only returned as SelfTailCall steps.
+  void markSelfTailCalls(const FuncInfo& info);
   bool storageFree(const StorageBlock& s) const;
 
   std::shared_ptr<const Executable> exec_;

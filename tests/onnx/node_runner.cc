@@ -33,6 +33,7 @@ struct Options {
   std::string expectFile;
   std::string only;
   bool update = false, verbose = false;
+  bool specialize = true;  // --no-specialize: a model must import without its input values
   int timeoutSec = 120;
 };
 
@@ -111,7 +112,7 @@ StructInfo structureOf(const Value& v) {
 // Runs one case; "" = pass, otherwise the reason it failed (one line). A model that needs the value
 // of an input at import (axes, pads, k, a shape...) is imported again with that input bound to the
 // case's value, as `rlx run` does; `specialized` then lists those inputs.
-std::string runCase(const fs::path& dir, std::string& specialized) {
+std::string runCase(const fs::path& dir, bool specialize, std::string& specialized) {
   std::string model = (dir / "model.onnx").string();
   auto sig = onnx::readSignature(model);
   if (!sig) return "read: " + sig.error().message;
@@ -135,6 +136,7 @@ std::string runCase(const fs::path& dir, std::string& specialized) {
     }
   }
   std::vector<std::string> bound(absent.begin(), absent.end());
+  if (!specialize) available.clear();
   auto mod = onnx::fromOnnxFileSpecializing(model, options, available, &bound);
   if (!mod) return "import: " + mod.error().message;
   for (auto& n : bound) specialized += (specialized.empty() ? "" : ",") + n;
@@ -168,7 +170,7 @@ std::string runCase(const fs::path& dir, std::string& specialized) {
 }
 
 // Forks, runs the case in the child and reads its verdict through a pipe.
-std::string runIsolated(const fs::path& dir, int timeoutSec, std::string& specializedOut) {
+std::string runIsolated(const fs::path& dir, int timeoutSec, bool specialize, std::string& specializedOut) {
   int fds[2];
   if (pipe(fds) != 0) return "runner: pipe failed";
   std::fflush(nullptr);
@@ -177,7 +179,7 @@ std::string runIsolated(const fs::path& dir, int timeoutSec, std::string& specia
     close(fds[0]);
     alarm(unsigned(timeoutSec));
     std::string specialized;
-    std::string verdict = oneLine(runCase(dir, specialized));
+    std::string verdict = oneLine(runCase(dir, specialize, specialized));
     if (verdict.empty()) verdict = specialized.empty() ? "ok" : "ok specialized on " + specialized;
     (void)!write(fds[1], verdict.data(), verdict.size());
     close(fds[1]);
@@ -213,7 +215,7 @@ std::map<std::string, std::string> readExpectations(const std::string& path) {
 }
 
 int usage() {
-  std::fputs("usage: rlx_onnx_node_tests --expect FILE [--update] [--only SUBSTR] [-v] [--timeout S] DIR...\n"
+  std::fputs("usage: rlx_onnx_node_tests --expect FILE [--update] [--only SUBSTR] [-v] [--timeout S] [--no-specialize] DIR...\n"
              "  DIR: a folder of test_* cases (e.g. /usr/share/libonnx-testdata/data/node)\n", stderr);
   return 2;
 }
@@ -228,6 +230,7 @@ int main(int argc, char** argv) {
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
     else if (a == "--timeout" && i + 1 < argc) o.timeoutSec = std::atoi(argv[++i]);
     else if (a == "--update") o.update = true;
+    else if (a == "--no-specialize") o.specialize = false;
     else if (a == "-v") o.verbose = true;
     else if (!a.empty() && a[0] == '-') return usage();
     else o.roots.push_back(a);
@@ -252,7 +255,7 @@ int main(int argc, char** argv) {
   for (auto& [name, dir] : cases) {
     if (!o.only.empty() && name.find(o.only) == std::string::npos) continue;
     std::string specializedOn;
-    std::string why = runIsolated(dir, o.timeoutSec, specializedOn);
+    std::string why = runIsolated(dir, o.timeoutSec, o.specialize, specializedOn);
     results[name] = why;
     why.empty() ? ++passed : ++failed;
     if (why.empty() && !specializedOn.empty()) ++specialized;
