@@ -61,6 +61,23 @@ int64_t numelOf(const Value& v) {
   return n;
 }
 
+// A model-local function's attribute defaults (FunctionProto.attribute_proto, field 11 since ONNX
+// 1.13). Debian's onnx.proto is 1.12's, so the field arrives among the unknown fields.
+std::vector<::onnx::AttributeProto> localFunctionDefaults(const ::onnx::FunctionProto& fn) {
+  constexpr int kAttributeProtoField = 11;
+  std::vector<::onnx::AttributeProto> out;
+  const auto& unknown = fn.unknown_fields();
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const auto& f = unknown.field(i);
+    if (f.number() != kAttributeProtoField || f.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED) continue;
+    ::onnx::AttributeProto a;
+    if (!a.ParseFromString(f.length_delimited()))
+      fail("function " + fn.name() + ": an attribute default (attribute_proto) is not a valid AttributeProto");
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
 }  // namespace
 
 GraphImporter::GraphImporter(::onnx::ModelProto& model, std::string sourceName, std::string baseDir, const ImportOptions& options)
@@ -354,7 +371,7 @@ Status GraphImporter::convertNode(const ::onnx::NodeProto& node, size_t index, s
     std::string key = canonicalDomain(n->domain()) + ":" + n->op_type();
     if (auto f = functions_.find(key); f != functions_.end()) {
       NodeCtx ctx(*this, *n, 1, opsetOf(n->domain()), std::move(inputs));
-      outs = expandFunction(*f->second, ctx);
+      outs = expandFunction(*f->second, ctx, localFunctionDefaults(*f->second));
     } else {
       Dispatch d = findConverter(n->domain(), n->op_type(), opsetOf(n->domain()));
       if (d.fn) {
@@ -389,9 +406,8 @@ Outputs GraphImporter::expandFunction(const ::onnx::FunctionProto& fn, NodeCtx& 
   std::map<std::string, OValue> scope;
   for (int i = 0; i < fn.input_size(); ++i)
     if (call.has(size_t(i))) scope[fn.input(i)] = call.in(size_t(i));
-  // The call's attributes, then the schema's defaults of those it leaves out. (A model-local
-  // function's own defaults, FunctionProto.attribute_proto, came with ONNX 1.13; Debian's
-  // onnx.proto 1.12 does not have the field.)
+  // The call's attributes, then the defaults of those it leaves out (the schema's, or a model-local
+  // function's own).
   std::vector<const ::onnx::AttributeProto*> attrs;
   for (auto& a : call.node.attribute()) attrs.push_back(&a);
   auto addDefault = [&](const ::onnx::AttributeProto& d) {
