@@ -84,13 +84,16 @@ void registerMiscConverters() {
     return {{c.op("gather_elements", {ex(c.x(0)), ex(idx)}, {{"axis", i(timeAxis)}})}};
   });
   onnxOp("GridSample", {16, 20, 22}, [](NodeCtx& c) -> Outputs {
-    if (c.ndim(0) != 4) fail("only 4-D (NCHW) inputs are supported");
+    // 4-D (NCHW) or, from opset 20, volumetric 5-D (NCDHW; linear is trilinear there, no cubic).
+    int64_t r = c.ndim(0);
+    if (r != 4 && !(r == 5 && c.since >= 20)) fail("the input must be 4-D (NCHW), or 5-D (NCDHW) from opset 20");
     std::string mode = c.s("mode", c.since >= 20 ? "linear" : "bilinear");
     std::string method = mode == "linear" || mode == "bilinear" ? "bilinear" : mode == "nearest" ? "nearest" : mode == "cubic" || mode == "bicubic" ? "bicubic" : "";
     if (method.empty()) fail("unknown mode '" + mode + "'");
+    if (r == 5 && method == "bicubic") fail("cubic sampling is defined for 4-D inputs only");
     std::string padding = c.s("padding_mode", "zeros");
     return {{c.op("image.grid_sample", {ex(c.x(0)), ex(c.x(1))},
-                  {{"method", s(method)}, {"layout", s("NCHW")}, {"padding_mode", s(padding)}, {"align_corners", b(c.i("align_corners", 0))}})}};
+                  {{"method", s(method)}, {"layout", s(r == 5 ? "NCDHW" : "NCHW")}, {"padding_mode", s(padding)}, {"align_corners", b(c.i("align_corners", 0))}})}};
   });
   onnxOp("AffineGrid", {20}, [](NodeCtx& c) -> Outputs {
     // theta (N, k, k+1) applied to the homogeneous coordinates of an evenly spaced grid over

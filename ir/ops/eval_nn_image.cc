@@ -223,14 +223,50 @@ double gridSampleOne(const Image& img, int64_t b, int64_t ch, double gy, double 
          pixelOrZero(img, b, ch, y0 + 1, x0) * fy * (1 - fx) + pixelOrZero(img, b, ch, y0 + 1, x0 + 1) * fy * fx;
 }
 
+// Volumetric sampling (layout NCDHW, grid (N, D_out, H_out, W_out, 3) holding (x, y, z)):
+// trilinear for "bilinear", or nearest, as topi's 3-D kernel.
+Result<Value> gridSample3d(const Call& call, const NDArray& x, const NDArray& grid, const NDArrayRef& out, const GridSpec& s) {
+  if (s.method == "bicubic") return evalError(call, "bicubic sampling needs 4-D data");
+  if (x.shape.size() != 5 || grid.shape.size() != 5 || grid.shape[4] != 3) return evalError(call, "expects 5-D data and a (N, D_out, H_out, W_out, 3) grid");
+  int64_t n = x.shape[0], c = x.shape[1], d = x.shape[2], h = x.shape[3], w = x.shape[4];
+  int64_t od = grid.shape[1], oh = grid.shape[2], ow = grid.shape[3];
+  if (grid.shape[0] != n || out->shape != Shape{n, c, od, oh, ow}) return evalError(call, "the grid and result shapes do not match the data");
+  std::vector<double> v = loadAs<double>(x), g = loadAs<double>(grid), res;
+  auto voxel = [&](int64_t b, int64_t ch, int64_t z, int64_t y, int64_t xx) {
+    return z >= 0 && y >= 0 && xx >= 0 && z < d && y < h && xx < w ? v[size_t((((b * c + ch) * d + z) * h + y) * w + xx)] : 0.0;
+  };
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t oz = 0; oz < od; ++oz)
+        for (int64_t oy = 0; oy < oh; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            size_t gi = size_t((((b * od + oz) * oh + oy) * ow + ox) * 3);
+            double z = sourceOf(g[gi + 2], d, s), y = sourceOf(g[gi + 1], h, s), xx = sourceOf(g[gi], w, s);
+            if (s.method == "nearest") {
+              res.push_back(voxel(b, ch, coordToIndex(std::nearbyint(z)), coordToIndex(std::nearbyint(y)), coordToIndex(std::nearbyint(xx))));
+              continue;
+            }
+            int64_t z0 = coordToIndex(std::floor(z)), y0 = coordToIndex(std::floor(y)), x0 = coordToIndex(std::floor(xx));
+            double fz = z - double(z0), fy = y - double(y0), fx = xx - double(x0), sum = 0;
+            for (int dz = 0; dz < 2; ++dz)
+              for (int dy = 0; dy < 2; ++dy)
+                for (int dx = 0; dx < 2; ++dx)
+                  sum += voxel(b, ch, z0 + dz, y0 + dy, x0 + dx) * (dz ? fz : 1 - fz) * (dy ? fy : 1 - fy) * (dx ? fx : 1 - fx);
+            res.push_back(sum);
+          }
+  storeAs(*out, res);
+  return Value::ofTensor(out);
+}
+
 Result<Value> evalGridSample(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(x, tensorValue(call, args, 0, "data"));
   RLX_TRY(grid, tensorValue(call, args, 1, "grid"));
   RLX_TRY(out, allocResult(call));
-  RLX_TRY(perm, layoutPerm(call, attrString(call, "layout", "NCHW"), "NCHW", "data"));
   GridSpec s{attrString(call, "method", "bilinear"), attrString(call, "padding_mode", "zeros"), attrBool(call, "align_corners")};
   if (s.method != "bilinear" && s.method != "nearest" && s.method != "bicubic") return evalError(call, fmt::format("unknown method \"{}\"", s.method));
   if (s.padding != "zeros" && s.padding != "border" && s.padding != "reflection") return evalError(call, fmt::format("unknown padding_mode \"{}\"", s.padding));
+  if (attrString(call, "layout", "NCHW") == "NCDHW") return gridSample3d(call, *x, *grid, out, s);
+  RLX_TRY(perm, layoutPerm(call, attrString(call, "layout", "NCHW"), "NCHW", "data"));
   if (x->shape.size() != 4 || grid->shape.size() != 4 || grid->shape[3] != 2) return evalError(call, "expects 4-D data and a (N, H_out, W_out, 2) grid");
   Image img = toNCHW(*x, perm);
   Shape os = permuteShape(out->shape, perm);

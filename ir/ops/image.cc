@@ -44,6 +44,15 @@ Result<StructInfo> inferGridSample(const Call& c) {
   RLX_TRY_OK(checkArgCount(c, 2, 2));
   RLX_TRY(x, tensorArg(c, 0, "data"));
   RLX_TRY(g, tensorArg(c, 1, "grid"));
+  if (attrString(c, "layout", "NCHW") == "NCDHW") {
+    // Volumetric: data (N, C, D, H, W), grid (N, D_out, H_out, W_out, 3) holding (x, y, z).
+    if (x->ndim >= 0 && x->ndim != 5) return opError(c, fmt::format("expects 5-D data with layout NCDHW, but it has {} dimensions", x->ndim));
+    if (g->ndim >= 0 && g->ndim != 5) return opError(c, fmt::format("expects a 5-D grid (N, D_out, H_out, W_out, 3), but it has {} dimensions", g->ndim));
+    auto d = x->dims(), gd = g->dims();
+    if (!d || !gd) return makeTensorNdim(x->dtype, 5, x->vdevice);
+    if (!isConstInt((*gd)[4], 3) && asConst((*gd)[4])) return opError(c, fmt::format("the grid's last dimension must be 3, but it is {}", primStr((*gd)[4])));
+    return makeTensor({(*d)[0], (*d)[1], (*gd)[1], (*gd)[2], (*gd)[3]}, x->dtype, x->vdevice);
+  }
   RLX_TRY(perm, nchwPerm(c, attrString(c, "layout", "NCHW")));
   if (x->ndim >= 0 && x->ndim != 4) return opError(c, fmt::format("expects 4-D data, but it has {} dimensions", x->ndim));
   if (g->ndim >= 0 && g->ndim != 4) return opError(c, fmt::format("expects a 4-D grid (N, H_out, W_out, 2), but it has {} dimensions", g->ndim));

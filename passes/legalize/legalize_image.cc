@@ -302,14 +302,45 @@ struct Sampler {
   }
 };
 
+// Volumetric (layout NCDHW, grid (N, D_out, H_out, W_out, 3) holding (x, y, z)): topi's 3-D
+// kernel, trilinear for "bilinear", or nearest.
+std::vector<Tensor> gridSample3d(Ctx& ctx, const Tensor& x, const Tensor& grid, const std::vector<PrimExpr>& shape, const GridSpec& s) {
+  if (s.method == "bicubic" || x.ndim() != 5 || grid.ndim() != 5) return {};
+  F f{grid.dtype()};
+  return {ctx.kb.compute("compute", shape, ctx.outDtype(), [&](const Indices& i) {
+    Sampler sm{f, s, x, i};
+    auto at = [&](int64_t k) { return grid({i[0], i[2], i[3], i[4], intImm(k)}); };
+    const auto& size = x.shape();
+    PrimExpr z = sm.source(at(2), size[2]), y = sm.source(at(1), size[3]), xx = sm.source(at(0), size[4]);
+    auto voxel = [&](const PrimExpr& zi, const PrimExpr& yi, const PrimExpr& xi) {
+      PrimExpr inside = all({te::bin(NodeKind::LE, intImm(0), zi), te::bin(NodeKind::LE, intImm(0), yi), te::bin(NodeKind::LE, intImm(0), xi),
+                             te::bin(NodeKind::LT, zi, size[2]), te::bin(NodeKind::LT, yi, size[3]), te::bin(NodeKind::LT, xi, size[4])});
+      return f.of(te::call("tir.if_then_else", x.dtype(), {inside, x({i[0], i[1], zi, yi, xi}), te::constant(0, x.dtype())}));
+    };
+    if (s.method == "nearest") return voxel(toIndex(f.call("nearbyint", z)), toIndex(f.call("nearbyint", y)), toIndex(f.call("nearbyint", xx)));
+    PrimExpr z0 = toIndex(f.call("floor", z)), y0 = toIndex(f.call("floor", y)), x0 = toIndex(f.call("floor", xx));
+    PrimExpr fz = f.sub(z, f.of(z0)), fy = f.sub(y, f.of(y0)), fx = f.sub(xx, f.of(x0));
+    PrimExpr sum;
+    for (int dz = 0; dz < 2; ++dz)
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dx = 0; dx < 2; ++dx) {
+          PrimExpr wz = dz ? fz : f.sub(f.c(1), fz), wy = dy ? fy : f.sub(f.c(1), fy), wx = dx ? fx : f.sub(f.c(1), fx);
+          PrimExpr term = f.mul(f.mul(f.mul(voxel(te::idxAdd(z0, intImm(dz)), te::idxAdd(y0, intImm(dy)), te::idxAdd(x0, intImm(dx))), wz), wy), wx);
+          sum = sum ? f.add(sum, term) : term;
+        }
+    return sum;
+  })};
+}
+
 std::vector<Tensor> gridSample(Ctx& ctx) {
   auto x = ctx.arg(0), grid = ctx.arg(1);
   auto shape = ctx.outShape();
-  if (!x || !grid || !shape || x->ndim() != 4 || grid->ndim() != 4 || !grid->dtype().isFloat()) return {};
+  if (!x || !grid || !shape || !grid->dtype().isFloat()) return {};
   GridSpec s{ops::attrString(ctx.call, "method", "bilinear"), ops::attrString(ctx.call, "padding_mode", "zeros"), ops::attrBool(ctx.call, "align_corners")};
-  if (ops::attrString(ctx.call, "layout", "NCHW") != "NCHW") return {};  // topi's only layout
   if (s.method != "bilinear" && s.method != "nearest" && s.method != "bicubic") return {};
   if (s.padding != "zeros" && s.padding != "border" && s.padding != "reflection") return {};
+  if (ops::attrString(ctx.call, "layout", "NCHW") == "NCDHW") return gridSample3d(ctx, *x, *grid, *shape, s);
+  if (ops::attrString(ctx.call, "layout", "NCHW") != "NCHW" || x->ndim() != 4 || grid->ndim() != 4) return {};  // topi's 2-D layout
   F f{grid->dtype()};
   auto gridAt = [&](const Indices& nhw, int64_t k) { return (*grid)({nhw[0], nhw[1], nhw[2], intImm(k)}); };
   std::optional<Tensor> tapY, tapX;

@@ -86,6 +86,21 @@ TEST_CASE("eval: grid_sample", "[eval][nn][image]") {
   checkNear(two, {1, 2, 1, 2}, {1, 2, 10, 20});
 }
 
+TEST_CASE("eval: volumetric grid_sample (NCDHW)", "[eval][nn][image]") {
+  // A 2x2x2 volume holding 0..7 (z major, x minor); the grid holds (x, y, z).
+  auto vol = [] { return iota("float32", {1, 1, 2, 2, 2}, 0, 1); };
+  auto at = [&](double x, double y, double z, const char* method) {
+    return ev("relax.image.grid_sample", {vol(), C("float32", {1, 1, 1, 1, 3}, {x, y, z})},
+              {{"method", S(method)}, {"layout", S("NCDHW")}, {"align_corners", B(true)}});
+  };
+  checkNear(at(0, 0, 0, "bilinear"), {1, 1, 1, 1, 1}, {3.5});  // the mean of all eight
+  checkNear(at(-1, -1, -1, "bilinear"), {1, 1, 1, 1, 1}, {0});
+  checkNear(at(1, -1, -1, "bilinear"), {1, 1, 1, 1, 1}, {1});
+  checkNear(at(-1, 1, 1, "bilinear"), {1, 1, 1, 1, 1}, {6});
+  checkNear(at(0.5, -1, 1, "bilinear"), {1, 1, 1, 1, 1}, {4.75});  // between 4 and 5, x = 0.75
+  checkNear(at(0.2, 0.9, -0.8, "nearest"), {1, 1, 1, 1, 1}, {3});  // (z 0, y 1, x 1)
+}
+
 TEST_CASE("eval: quantize", "[eval][nn][image]") {
   auto r = ev("relax.quantize", {C("float32", {4}, {0.5, 1.5, 2.5, -300}), C("float32", {}, {0.5}), C("int8", {}, {1})});
   CHECK(r.dtype == "int8");

@@ -126,6 +126,15 @@ TEST_CASE("legalize nn/image: grid_sample, every method, padding mode and align_
       }
 }
 
+TEST_CASE("legalize nn/image: volumetric grid_sample (NCDHW), trilinear and nearest", "[legalize][grid_sample]") {
+  for (const char* method : {"bilinear", "nearest"})
+    for (const char* padding : {"zeros", "border", "reflection"})
+      for (const char* align : {"False", "True"}) {
+        std::string call = std::string("R.image.grid_sample(x, g, method=\"") + method + "\", layout=\"NCDHW\", padding_mode=\"" + padding + "\", align_corners=" + align + ")";
+        check({"x: " + T("(2, 3, 4, 5, 3)") + ", g: " + T("(2, 2, 3, 4, 3)"), call, {{2, 3, 4, 5, 3}, {2, 2, 3, 4, 3}}, -1.6, 1.6});
+      }
+}
+
 TEST_CASE("legalize nn/image: pixel_shuffle", "[legalize][pixel_shuffle]") {
   check({"x: " + T("(1, 8, 3, 2)"), "R.nn.pixel_shuffle(x, upscale_factor=2)", {{1, 8, 3, 2}}});
   check({"x: " + T("(2, 9, 2, 3)"), "R.nn.pixel_shuffle(x, upscale_factor=3)", {{2, 9, 2, 3}}});
