@@ -37,6 +37,31 @@ Expr stackSteps(NodeCtx& c, const std::vector<Expr>& steps, int64_t axis, const 
   return c.op("stack", {ex(make<Tuple>(steps))}, {{"axis", i(normAxis(axis, t->ndim + 1))}});
 }
 
+// Scan over `steps` known at import, unrolled: the state values, then the scan inputs `xs` sliced
+// along their axes (read backwards where the direction is 1); each scan output stacked along its axis.
+Outputs unrollScan(NodeCtx& c, const ::onnx::GraphProto& body, std::vector<OValue> state, const std::vector<Expr>& xs, const std::vector<int64_t>& inAxes,
+                   const std::vector<int64_t>& inDirs, const std::vector<int64_t>& outAxes, const std::vector<int64_t>& outDirs, int64_t steps) {
+  size_t n = state.size(), m = xs.size(), k = outAxes.size();
+  std::vector<std::vector<Expr>> slices(k);
+  for (int64_t step = 0; step < steps; ++step) {
+    std::vector<OValue> inputs = state;
+    for (size_t j = 0; j < m; ++j) {
+      int64_t at = inDirs[j] ? steps - 1 - step : step;
+      Expr s = c.op("strided_slice", {ex(xs[j]), ints({inAxes[j]}), ints({at}), ints({at + 1}), ints({1})});
+      inputs.push_back({c.op("squeeze", {ex(s)}, {{"axis", ints({inAxes[j]})}})});
+    }
+    auto outs = inlineSubgraph(c, body, inputs);
+    for (size_t j = 0; j < n; ++j) state[j] = {outs[j]};
+    for (size_t j = 0; j < k; ++j) slices[j].push_back(outs[n + j]);
+  }
+  Outputs result = state;
+  for (size_t j = 0; j < k; ++j) {
+    if (outDirs[j]) std::reverse(slices[j].begin(), slices[j].end());
+    result.push_back({stackSteps(c, slices[j], outAxes[j], "Scan")});
+  }
+  return result;
+}
+
 // A scalar (or one-element) input as a () tensor.
 Expr scalarInput(NodeCtx& c, size_t i, DataType t, const char* what) {
   auto info = tensorInfo(c.x(i));
@@ -159,23 +184,40 @@ void registerControlConverters() {
     }
     std::vector<OValue> state;
     for (size_t j = 0; j < n; ++j) state.push_back(c.in(j));
-    std::vector<std::vector<Expr>> slices(k);
-    for (int64_t step = 0; step < steps; ++step) {
-      std::vector<OValue> inputs = state;
-      for (size_t j = 0; j < m; ++j) {
-        int64_t at = inDirs[j] ? steps - 1 - step : step;
-        Expr s = c.op("strided_slice", {ex(c.x(n + j)), ints({inAxes[j]}), ints({at}), ints({at + 1}), ints({1})});
-        inputs.push_back({c.op("squeeze", {ex(s)}, {{"axis", ints({inAxes[j]})}})});
-      }
-      auto outs = inlineSubgraph(c, body, inputs);
-      for (size_t j = 0; j < n; ++j) state[j] = {outs[j]};
-      for (size_t j = 0; j < k; ++j) slices[j].push_back(outs[n + j]);
+    std::vector<Expr> xs;
+    for (size_t j = 0; j < m; ++j) xs.push_back(c.x(n + j));
+    return unrollScan(c, body, state, xs, inAxes, inDirs, outAxes, outDirs, steps);
+  });
+  onnxOp("Scan", {8}, [](NodeCtx& c) -> Outputs {
+    // Scan-8: the states and scan inputs carry a leading batch axis (the scan axis is 1), with
+    // optional per-batch sequence_lens first; each batch element is scanned on its own and the
+    // results stacked back along the batch axis.
+    const auto& body = graphAttr(c, "body");
+    size_t m = size_t(c.i("num_scan_inputs", 0));
+    if (c.numInputs() < m + 1 || m == 0) fail("num_scan_inputs must be between 1 and the number of inputs after sequence_lens");
+    size_t n = c.numInputs() - 1 - m;
+    if (size_t(body.output_size()) < n) fail("the body has fewer outputs than there are state values");
+    size_t k = size_t(body.output_size()) - n;
+    auto dirs = c.ints("directions", m, 0);
+    int64_t batch = knownDim(c.dim(1 + n, 0), "the batch size");
+    int64_t steps = knownDim(c.dim(1 + n, 1), "the sequence length");
+    if (c.has(0)) {
+      auto lens = c.requireInts(0, "sequence_lens");
+      for (auto l : lens)
+        if (l != steps) fail("sequence_lens shorter than the scan inputs is not supported (every sequence must run " + std::to_string(steps) + " steps)");
     }
-    Outputs result = state;
-    for (size_t j = 0; j < k; ++j) {
-      if (outDirs[j]) std::reverse(slices[j].begin(), slices[j].end());
-      result.push_back({stackSteps(c, slices[j], outAxes[j], "Scan")});
+    std::vector<std::vector<Expr>> perBatch(n + k);
+    for (int64_t b = 0; b < batch; ++b) {
+      auto row = [&](size_t input) { return c.op("take", {ex(c.x(input)), ex(c.scalar(double(b), DataType::int64()))}, {{"axis", build::i(0)}}); };
+      std::vector<OValue> state;
+      for (size_t j = 0; j < n; ++j) state.push_back({row(1 + j)});
+      std::vector<Expr> xs;
+      for (size_t j = 0; j < m; ++j) xs.push_back(row(1 + n + j));
+      auto outs = unrollScan(c, body, state, xs, std::vector<int64_t>(m, 0), dirs, std::vector<int64_t>(k, 0), std::vector<int64_t>(k, 0), steps);
+      for (size_t j = 0; j < n + k; ++j) perBatch[j].push_back(outs[j].expr);
     }
+    Outputs result;
+    for (auto& rows : perBatch) result.push_back({stackSteps(c, rows, 0, "Scan")});
     return result;
   });
   onnxOp("Loop", {1, 11, 13, 16, 19, 21, 23, 24, 25}, [](NodeCtx& c) -> Outputs {
