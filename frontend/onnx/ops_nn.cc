@@ -124,6 +124,61 @@ Expr maxPoolIndices(NodeCtx& c, const std::vector<int64_t>& kernel, const std::v
   return bestIndex;
 }
 
+// Relax has no conv3d_transpose: the 3-D case is the convolution it is the gradient of. The input
+// gets stride - 1 zeros between its elements, dilation * (k - 1) - pad of padding each side (plus
+// output_padding at the end; negative amounts crop), and is convolved at stride 1 with the kernel
+// flipped in space and its (in, out) channels swapped within each group.
+Expr convTranspose3d(NodeCtx& c, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides, const std::vector<int64_t>& pads,
+                     const std::vector<int64_t>& outPad, const std::vector<int64_t>& dil, int64_t groups) {
+  Expr x = c.x(0);
+  for (size_t k = 0; k < 3; ++k) {
+    int64_t axis = int64_t(k) + 2, s = strides[k];
+    if (s == 1) continue;
+    // (.., L, ..) -> (.., L, 1, ..) padded to (.., L, s, ..) -> (.., L * s, ..) -> first (L - 1) * s + 1.
+    int64_t len = knownDim(tensorInfo(x)->dims()->at(size_t(axis)), "a spatial dim");
+    Expr e = c.op("expand_dims", {ex(x)}, {{"axis", ints({axis + 1})}});
+    std::vector<int64_t> padWidth(2 * 6, 0);
+    padWidth[2 * size_t(axis + 1) + 1] = s - 1;
+    e = c.op("nn.pad", {ex(e)}, {{"pad_width", ints(padWidth)}});
+    std::vector<PrimExpr> merged = *tensorInfo(x)->dims();
+    merged[size_t(axis)] = intImm(len * s);
+    e = c.op("reshape", {ex(e), ex(shapeExpr(merged))});
+    x = c.op("strided_slice", {ex(e), ints({axis}), ints({0}), ints({(len - 1) * s + 1}), ints({1})});
+  }
+  std::vector<int64_t> padWidth(10, 0);
+  bool crop = false;
+  for (size_t k = 0; k < 3; ++k) {
+    int64_t reach = dil[k] * (kernel[k] - 1);
+    padWidth[2 * (k + 2)] = reach - pads[k];
+    padWidth[2 * (k + 2) + 1] = reach - pads[k + 3] + outPad[k];
+    crop = crop || padWidth[2 * (k + 2)] < 0 || padWidth[2 * (k + 2) + 1] < 0;
+  }
+  if (crop) {
+    // Padding larger than the kernel's reach: crop those sides first.
+    std::vector<int64_t> axes, begin, end;
+    for (size_t k = 0; k < 3; ++k) {
+      int64_t lo = std::max<int64_t>(0, -padWidth[2 * (k + 2)]), hi = std::max<int64_t>(0, -padWidth[2 * (k + 2) + 1]);
+      int64_t len = knownDim(tensorInfo(x)->dims()->at(k + 2), "a spatial dim");
+      axes.push_back(int64_t(k) + 2), begin.push_back(lo), end.push_back(len - hi);
+      padWidth[2 * (k + 2)] = std::max<int64_t>(0, padWidth[2 * (k + 2)]);
+      padWidth[2 * (k + 2) + 1] = std::max<int64_t>(0, padWidth[2 * (k + 2) + 1]);
+    }
+    x = c.op("strided_slice", {ex(x), ints(axes), ints(begin), ints(end), ints({1, 1, 1})});
+  }
+  x = c.op("nn.pad", {ex(x)}, {{"pad_width", ints(padWidth)}});
+  // W (C_in, C_out / g, k...) -> (C_out, C_in / g, k...) flipped in space.
+  auto wd = c.dims(1);
+  int64_t cin = knownDim(wd[0], "the weight's input channels"), coutG = knownDim(wd[1], "the weight's output channels");
+  if (groups < 1 || cin % groups) fail("group must divide the input channels");
+  std::vector<PrimExpr> grouped = {intImm(groups), intImm(cin / groups), intImm(coutG), wd[2], wd[3], wd[4]};
+  Expr w = c.op("reshape", {ex(c.x(1)), ex(shapeExpr(grouped))});
+  w = c.op("permute_dims", {ex(w)}, {{"axes", ints({0, 2, 1, 3, 4, 5})}});
+  w = c.op("reshape", {ex(w), ex(shapeExpr({intImm(groups * coutG), intImm(cin / groups), wd[2], wd[3], wd[4]}))});
+  for (int64_t axis : {2, 3, 4}) w = c.op("flip", {ex(w)}, {{"axis", i(axis)}});
+  return c.op("nn.conv3d", {ex(x), ex(w)}, {{"strides", ints({1, 1, 1})}, {"padding", ints({0, 0, 0, 0, 0, 0})}, {"dilation", ints(dil)}, {"groups", i(groups)},
+                                            {"data_layout", s("NCDHW")}, {"kernel_layout", s("OIDHW")}});
+}
+
 }  // namespace
 
 // ONNX pads (all begins, then all ends) after auto_pad: SAME_UPPER/SAME_LOWER pad so that
@@ -169,7 +224,7 @@ void registerNNConverters() {
     auto in = spatialDims(c, 0), kernel = spatialDims(c, 1);
     size_t n = in.size();
     if (kernel.size() != n) fail("the weight has " + std::to_string(kernel.size()) + " spatial dims, the input " + std::to_string(n));
-    if (n < 1 || n > 2) fail("only 1-D and 2-D transposed convolutions are supported");
+    if (n < 1 || n > 3) fail("only 1-D, 2-D and 3-D transposed convolutions are supported");
     auto strides = c.ints("strides", n, 1), dil = c.ints("dilations", n, 1);
     auto outPad = c.ints("output_padding", n, 0);
     std::vector<int64_t> pads(2 * n, 0);
@@ -186,12 +241,17 @@ void registerNNConverters() {
           total = 0;
         }
         int64_t half = total / 2;
-        bool upper = autoPad != "SAME_LOWER";
+        bool upper = autoPad == "SAME_UPPER";  // output_shape without auto_pad splits as SAME_LOWER does
         pads[k] = upper ? half : total - half;
         pads[k + n] = upper ? total - half : half;
       }
     } else if (autoPad == "NOTSET") {
       pads = c.ints("pads", 2 * n, 0);
+    }
+    if (n == 3) {
+      Expr y = convTranspose3d(c, kernel, strides, pads, outPad, dil, c.i("group", 1));
+      if (c.has(2)) y = addChannelBias(c, y, c.x(2), n);
+      return {{y}};
     }
     std::string op = "nn.conv" + std::to_string(n) + "d_transpose";
     Expr y = c.op(op, {ex(c.x(0)), ex(c.x(1))},
