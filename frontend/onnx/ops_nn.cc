@@ -26,8 +26,10 @@ const char* kernelLayoutOf(size_t n) { return n == 1 ? "OIW" : n == 2 ? "OIHW" :
 
 // The bias of a conv: reshaped to (1, C, 1, ...) and added.
 Expr addChannelBias(NodeCtx& c, Expr y, Expr bias, size_t spatial) {
-  auto bd = tensorInfo(bias)->dims();
-  std::vector<PrimExpr> shape = {intImm(1), (*bd)[0]};
+  auto t = tensorInfo(bias);
+  if (!t || t->ndim != 1) fail("the bias must be a 1-D tensor");
+  auto bd = t->dims();
+  std::vector<PrimExpr> shape = {intImm(1), bd ? (*bd)[0] : intImm(-1)};
   for (size_t k = 0; k < spatial; ++k) shape.push_back(intImm(1));
   return c.op("add", {ex(y), ex(c.op("reshape", {ex(bias), ex(shapeExpr(shape))}))});
 }
