@@ -18,13 +18,15 @@ class IRModule;
 // A TVMScript call argument as written, before the op decides what it means: Python literals and
 // containers, or already-built Relax expressions / PrimExprs (e.g. `n`, `T.float32(0.5)`).
 struct PyValue {
-  enum Kind : uint8_t { None, Bool, Int, Float, Str, List, Tuple, Dict, Expr, Prim, SInfo };
+  // Ctor: a TVMScript object constructor `s(items...)` kept as an attribute (T.index_map's lambda
+  // as [[vars], [results]]).
+  enum Kind : uint8_t { None, Bool, Int, Float, Str, List, Tuple, Dict, Expr, Prim, SInfo, Ctor };
   Kind kind = None;
   bool b = false;
   int64_t i = 0;
   double d = 0;
   std::string s;
-  std::vector<PyValue> items;                         // List, Tuple
+  std::vector<PyValue> items;                         // List, Tuple, Ctor (s: the callee)
   std::vector<std::pair<std::string, PyValue>> dict;  // Dict (keys as written)
   rlx::Expr expr;                                     // Expr
   PrimExpr prim;                                      // Prim

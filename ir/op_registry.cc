@@ -219,6 +219,14 @@ Result<Attr> anyAttr(const PyValue& v, const std::string& ctx) {
       }
       return AttrValue::map_(std::move(m));
     }
+    case PyValue::Ctor: {
+      std::vector<Attr> items;
+      for (auto& x : v.items) {
+        RLX_TRY(a, anyAttr(x, ctx));
+        items.push_back(a);
+      }
+      return AttrValue::ctor(v.s, std::move(items));
+    }
     case PyValue::SInfo: return kindError(ctx, "an attribute value", v);
   }
   return kindError(ctx, "an attribute value", v);

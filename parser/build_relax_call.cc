@@ -447,6 +447,18 @@ Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
   // Nearly every call is an op call (R.add, R.nn.softmax, ...): no need to try each name below.
   if (callee.compare(0, 2, "R.") == 0 && !isSpecialRCallee(callee)) return opCall();
   if (callee == "R.const") return expr(evalConst(e));
+  if (callee == "T.index_map") {
+    RLX_TRY_STATUS(checkKwargs(e, {"mapping", "index_dtype", "inverse_index_map"}, 1));
+    auto* fn = argAt(e, 0, "mapping");
+    if (!fn || fn->kind != AK::Lambda) return Error("T.index_map takes a lambda (lambda i, j: (...))", e->span);
+    DataType dtype = DataType::int64();
+    if (auto* d = argAt(e, 1, "index_dtype")) {
+      auto t = d->kind == AK::Str ? DataType::parse(d->str) : std::nullopt;
+      if (!t || !t->isInt()) return Error("index_dtype must be an integer dtype such as \"int32\"", d->span);
+      dtype = *t;
+    }
+    return evalIndexMap(fn, dtype);
+  }
   if (callee == "R.call_packed") return expr(evalCallPacked(e));
   if (callee == "R.shape") {
     RLX_TRY_STATUS(checkKwargs(e, {"value"}, 1));

@@ -80,8 +80,40 @@ Result<Expr> RelaxBuilder::toExpr(const PyValue& v, Span span, bool inTuple) {
     case PyValue::SInfo: return Error("a struct info annotation is not a value here", span);
     case PyValue::None: return Error("None is not a Relax value here", span);
     case PyValue::Dict: return Error("a dict is not a Relax value here", span);
+    case PyValue::Ctor: return Error(v.s + "(...) is not a Relax value here", span);
   }
   return Error("unsupported value", span);
+}
+
+// `lambda i, j: (i // 4, j)` (an index map, as `R.layout_transform` takes it): fresh index vars of
+// `dtype` for the params, the body evaluated over them. The value is T.index_map([vars], [results]).
+Result<PyValue> RelaxBuilder::evalIndexMap(const ast::Expr* lambda, DataType dtype) {
+  PyValue vars, results, out;
+  vars.kind = results.kind = PyValue::List;
+  primScope_.push();
+  for (auto* p : lambda->items) {
+    auto v = make<PrimVar>(p->str, dtype);
+    primScope_.define(p->str, v);
+    vars.items.push_back(primPy(v, p->span));
+  }
+  const ast::Expr* body = lambda->a;
+  std::vector<const ast::Expr*> parts;
+  if (body->kind == AK::Tuple) parts.assign(body->items.begin(), body->items.end());
+  else parts.push_back(body);
+  for (auto* r : parts) {
+    auto value = evalPrimValue(r);
+    if (!value) {
+      primScope_.pop();
+      return value.error();
+    }
+    results.items.push_back(primPy(*value, r->span));
+  }
+  primScope_.pop();
+  out.kind = PyValue::Ctor;
+  out.s = "T.index_map";
+  out.items = {vars, results};
+  out.span = lambda->span;
+  return out;
 }
 
 Result<PrimExpr> RelaxBuilder::evalPrimValue(const ast::Expr* e) {
@@ -246,7 +278,7 @@ Result<PyValue> RelaxBuilder::evalValue(const ast::Expr* e) {
       return out;
     }
     case AK::Call: return evalCall(e);
-    case AK::Lambda: return Error("lambda is only allowed in index maps", e->span);
+    case AK::Lambda: return evalIndexMap(e, DataType::int64());
     default: return Error("unsupported expression", e->span);
   }
 }

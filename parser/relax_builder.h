@@ -42,6 +42,7 @@ class RelaxBuilder {
   Result<Attr> toAttr(const ast::Expr* e);
   Result<AttrsRef> evalDictAttrs(const ast::Expr* e);
   Result<PrimExpr> evalPrimValue(const ast::Expr* e);
+  Result<PyValue> evalIndexMap(const ast::Expr* lambda, DataType dtype);
 
  private:
   struct Scope {

@@ -124,6 +124,12 @@ std::string printAttrValue(PrintContext& ctx, const Attr& a, const AttrLeaves& l
     case AttrValue::Expr: return leaves.expr ? leaves.expr(a->expr) : "None";
     case AttrValue::Ctor:
       if (a->s.compare(0, 2, "I.") == 0) ctx.usedIR = true;
+      if (a->s == "T.index_map" && a->array.size() == 2 && a->array[0] && a->array[1]) {
+        // An index map prints as the lambda it was written as: T.index_map(lambda i: (i // 4, i % 4)).
+        ctx.usedTIR = true;
+        const auto& results = a->array[1]->array;
+        return "T.index_map(lambda " + list(a->array[0]->array) + ": (" + list(results) + (results.size() == 1 ? "," : "") + "))";
+      }
       return a->s + "(" + list(a->array) + ")";
   }
   return "None";

@@ -32,6 +32,9 @@ class NameTable {
   size_t depth() const { return frames_.size(); }
   // Reserves a name in the current scope without a key (e.g. "cls").
   void reserve(const std::string& name);
+  // Names `key` exactly `name` in the current scope, even if an outer scope uses it (TVM prints an
+  // index map's lambda with its own names, whatever the function around it calls things).
+  void bindExact(const void* key, const std::string& name) { frames_.back().names[key] = name; }
 
  private:
   struct Frame {

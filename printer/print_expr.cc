@@ -9,6 +9,25 @@
 namespace rlx {
 
 std::string RelaxPrinter::attrValue(const Attr& a) {
+  // An index map's lambda binds its own vars, in a scope of its own: they are never hoisted as
+  // symbolic vars, and print with their own names.
+  bool indexMap = a && a->kind == AttrValue::Ctor && a->s == "T.index_map" && a->array.size() == 2 && a->array[0];
+  if (indexMap) {
+    ctx.names.push();
+    for (auto& v : a->array[0]->array)
+      if (v && v->kind == AttrValue::Prim)
+        if (auto pv = v->prim.as<PrimVar>()) {
+          declared.insert(pv.get());
+          ctx.names.bindExact(pv.get(), pv->name);
+        }
+  }
+  struct PopScope {
+    PrintContext& ctx;
+    bool active;
+    ~PopScope() {
+      if (active) ctx.names.pop();
+    }
+  } popScope{ctx, indexMap};
   AttrLeaves leaves;
   leaves.prim = [this](const PrimExpr& p) {
     noteVars(p);

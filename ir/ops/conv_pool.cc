@@ -7,18 +7,6 @@
 namespace rlx::ops {
 namespace {
 
-std::vector<PrimExpr> forward(const std::vector<PrimExpr>& dims, const std::vector<int>& perm) {
-  std::vector<PrimExpr> out;
-  for (int p : perm) out.push_back(dims[size_t(p)]);
-  return out;
-}
-
-std::vector<PrimExpr> backward(const std::vector<PrimExpr>& canon, const std::vector<int>& perm) {
-  std::vector<PrimExpr> out(canon.size());
-  for (size_t k = 0; k < perm.size(); ++k) out[size_t(perm[k])] = canon[k];
-  return out;
-}
-
 Result<const std::vector<PrimExpr>*> dimsPerLayout(const Call& c, const TensorRef& t, size_t ndim, const char* what) {
   if (t->ndim >= 0 && size_t(t->ndim) != ndim)
     return opError(c, fmt::format("expects the {} to have {} dimensions (its layout), but it has {}", what, ndim, t->ndim));
@@ -70,19 +58,19 @@ Result<StructInfo> inferConv(const Call& c, size_t n, bool transpose) {
   RLX_TRY_OK(checkArgCount(c, 2, 2));
   RLX_TRY(x, tensorArg(c, 0, "data"));
   RLX_TRY(w, tensorArg(c, 1, "weight"));
-  RLX_TRY(dperm, layoutPerm(c, attrString(c, "data_layout"), canonData(n), "data"));
-  RLX_TRY(kperm, layoutPerm(c, attrString(c, "kernel_layout"), transpose ? std::string("IO") + (canonKernel(n) + 2) : canonKernel(n), "kernel"));
-  RLX_TRY(operm, layoutPerm(c, attrString(c, "out_layout"), canonData(n), "output"));
-  RLX_TRY(xd, dimsPerLayout(c, x, n + 2, "data"));
-  RLX_TRY(wd, dimsPerLayout(c, w, n + 2, "weight"));
+  RLX_TRY(dmap, layoutMap(c, attrString(c, "data_layout"), canonData(n), "data"));
+  RLX_TRY(kmap, layoutMap(c, attrString(c, "kernel_layout"), transpose ? std::string("IO") + (canonKernel(n) + 2) : canonKernel(n), "kernel"));
+  RLX_TRY(omap, layoutMap(c, attrString(c, "out_layout"), canonData(n), "output"));
+  RLX_TRY(xd, dimsPerLayout(c, x, dmap.rank, "data"));
+  RLX_TRY(wd, dimsPerLayout(c, w, kmap.rank, "weight"));
   DataType out = attrDType(c, "out_dtype");
   if (out.isVoid()) {
     RLX_TRY(t, binaryDType(c, x->dtype, w->dtype, "data", "weight"));
     out = t;
   }
   RLX_TRY(vdev, unifyVDevice(c, x->vdevice, w->vdevice));
-  if (!xd || !wd) return makeTensorNdim(out, int(n + 2), vdev);
-  auto xc = forward(*xd, dperm), wc = forward(*wd, kperm);  // NC<spatial>, O/I I/O <spatial>
+  if (!xd || !wd) return makeTensorNdim(out, int(omap.rank), vdev);
+  auto xc = dmap.forward(*xd), wc = kmap.forward(*wd);  // NC<spatial>, O/I I/O <spatial>
   int64_t groups = attrInt(c, "groups", 1);
   auto strides = attrInts(c, "strides"), dil = attrInts(c, "dilation"), pad = attrInts(c, "padding");
   if (strides.size() != n || dil.size() != n || pad.size() != 2 * n) return opError(c, "malformed strides/dilation/padding attrs");
@@ -117,17 +105,17 @@ Result<StructInfo> inferConv(const Call& c, size_t n, bool transpose) {
       oc[i + 2] = simplify(add(v, i64(opad[i] + 1)));
     }
   }
-  return makeTensor(backward(oc, operm), out, vdev);
+  return makeTensor(omap.backward(oc), out, vdev);
 }
 
 Result<StructInfo> inferPool(const Call& c, size_t n) {
   RLX_TRY_OK(checkArgCount(c, 1, 1));
   RLX_TRY(x, tensorArg(c, 0, "data"));
-  RLX_TRY(dperm, layoutPerm(c, attrString(c, "layout"), canonData(n), "data"));
-  RLX_TRY(operm, layoutPerm(c, attrString(c, "out_layout"), canonData(n), "output"));
-  RLX_TRY(xd, dimsPerLayout(c, x, n + 2, "data"));
-  if (!xd) return makeTensorNdim(x->dtype, int(n + 2), x->vdevice);
-  auto xc = forward(*xd, dperm);
+  RLX_TRY(dmap, layoutMap(c, attrString(c, "layout"), canonData(n), "data"));
+  RLX_TRY(omap, layoutMap(c, attrString(c, "out_layout"), canonData(n), "output"));
+  RLX_TRY(xd, dimsPerLayout(c, x, dmap.rank, "data"));
+  if (!xd) return makeTensorNdim(x->dtype, int(omap.rank), x->vdevice);
+  auto xc = dmap.forward(*xd);
   auto pool = attrInts(c, "pool_size"), strides = attrInts(c, "strides"), dil = attrInts(c, "dilation"), pad = attrInts(c, "padding");
   if (pool.size() != n || strides.size() != n || dil.size() != n || pad.size() != 2 * n) return opError(c, "malformed pool_size/strides/dilation/padding attrs");
   bool ceil = attrBool(c, "ceil_mode");
@@ -137,22 +125,22 @@ Result<StructInfo> inferPool(const Call& c, size_t n) {
     if (ceil) num = add(num, i64(strides[i] - 1));
     oc.push_back(simplify(add(floordiv(num, i64(strides[i])), i64(1))));
   }
-  return makeTensor(backward(oc, operm), x->dtype, x->vdevice);
+  return makeTensor(omap.backward(oc), x->dtype, x->vdevice);
 }
 
 Result<StructInfo> inferAdaptivePool(const Call& c, size_t n) {
   RLX_TRY_OK(checkArgCount(c, 1, 1));
   RLX_TRY(x, tensorArg(c, 0, "data"));
-  RLX_TRY(dperm, layoutPerm(c, attrString(c, "layout"), canonData(n), "data"));
-  RLX_TRY(operm, layoutPerm(c, attrString(c, "out_layout"), canonData(n), "output"));
-  RLX_TRY(xd, dimsPerLayout(c, x, n + 2, "data"));
-  if (!xd) return makeTensorNdim(x->dtype, int(n + 2), x->vdevice);
-  auto oc = forward(*xd, dperm);
+  RLX_TRY(dmap, layoutMap(c, attrString(c, "layout"), canonData(n), "data"));
+  RLX_TRY(omap, layoutMap(c, attrString(c, "out_layout"), canonData(n), "output"));
+  RLX_TRY(xd, dimsPerLayout(c, x, dmap.rank, "data"));
+  if (!xd) return makeTensorNdim(x->dtype, int(omap.rank), x->vdevice);
+  auto oc = dmap.forward(*xd);
   if (auto os = attrOptInts(c, "output_size")) {
     if (os->size() != n) return opError(c, fmt::format("output_size must have {} values, but got {}", n, os->size()));
     for (size_t i = 0; i < n; ++i) oc[i + 2] = i64((*os)[i]);
   }
-  return makeTensor(backward(oc, operm), x->dtype, x->vdevice);
+  return makeTensor(omap.backward(oc), x->dtype, x->vdevice);
 }
 
 std::vector<int64_t> ones(size_t n) { return std::vector<int64_t>(n, 1); }

@@ -86,7 +86,7 @@ NDArrayRef padScalar(const Attr& pad) {
 Result<Value> evalLayoutTransform(const Call& call, const std::vector<Value>& args) {
   RLX_TRY(x, tensorValue(call, args, 0, "x"));
   const Attr* m = findAttr(call, "index_map");
-  bool wellFormed = m && *m && (*m)->kind == AttrValue::Array && (*m)->array.size() == 2 && (*m)->array[0] && (*m)->array[1] &&
+  bool wellFormed = m && *m && ((*m)->kind == AttrValue::Array || ((*m)->kind == AttrValue::Ctor && (*m)->s == "T.index_map")) && (*m)->array.size() == 2 && (*m)->array[0] && (*m)->array[1] &&
                     (*m)->array[0]->kind == AttrValue::Array && (*m)->array[1]->kind == AttrValue::Array;
   if (!wellFormed) return evalError(call, "expects index_map as [[vars...], [results...]]");
   auto& vars = (*m)->array[0]->array;

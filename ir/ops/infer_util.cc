@@ -1,5 +1,6 @@
 // Inference building blocks shared by the op families: tensor/tuple/shape accessors, attr getters,
 // axis normalization, numpy broadcasting with symbolic dims, and short renderings for error messages.
+#include <cctype>
 #include "ir/ops/infer_util.h"
 
 #include <fmt/format.h>
@@ -383,6 +384,52 @@ Result<std::vector<int>> layoutPerm(const Call& c, const std::string& layout, co
   }
   if (!ok) return opError(c, fmt::format("the {} layout \"{}\" is not convertible from {}", what, layout, canonical));
   return perm;
+}
+
+Result<LayoutMap> layoutMap(const Call& c, const std::string& layout, const std::string& canonical, const char* what) {
+  LayoutMap m;
+  m.primal.assign(canonical.size(), -1);
+  m.inner.assign(canonical.size(), -1);
+  m.factor.assign(canonical.size(), 1);
+  auto bad = [&] { return opError(c, fmt::format("the {} layout \"{}\" is not convertible from {}", what, layout, canonical)); };
+  for (size_t i = 0; i < layout.size();) {
+    int64_t f = 0;
+    while (i < layout.size() && std::isdigit(static_cast<unsigned char>(layout[i]))) {
+      f = f * 10 + (layout[i++] - '0');
+      if (f > (int64_t(1) << 32)) return bad();
+    }
+    if (i == layout.size()) return bad();
+    char axis = layout[i++];
+    bool upper = std::isupper(static_cast<unsigned char>(axis));
+    auto k = canonical.find(char(std::toupper(static_cast<unsigned char>(axis))));
+    if (k == std::string::npos || !std::isalpha(static_cast<unsigned char>(axis)) || (upper ? f != 0 : f <= 0)) return bad();
+    int& slot = upper ? m.primal[k] : m.inner[k];
+    if (slot >= 0) return bad();
+    slot = int(m.rank++);
+    if (!upper) m.factor[k] = f;
+  }
+  for (int p : m.primal)
+    if (p < 0) return bad();
+  return m;
+}
+
+std::vector<PrimExpr> LayoutMap::forward(const std::vector<PrimExpr>& dims) const {
+  std::vector<PrimExpr> out;
+  for (size_t k = 0; k < primal.size(); ++k) out.push_back(inner[k] < 0 ? dims[size_t(primal[k])] : mul(dims[size_t(primal[k])], i64(factor[k])));
+  return out;
+}
+
+std::vector<PrimExpr> LayoutMap::backward(const std::vector<PrimExpr>& canon) const {
+  std::vector<PrimExpr> out(rank);
+  for (size_t k = 0; k < primal.size(); ++k) {
+    if (inner[k] < 0) {
+      out[size_t(primal[k])] = canon[k];
+      continue;
+    }
+    out[size_t(primal[k])] = floordiv(canon[k], i64(factor[k]));
+    out[size_t(inner[k])] = i64(factor[k]);
+  }
+  return out;
 }
 
 Result<int> normalizeAxis(const Call& call, int ndim, int64_t axis) {

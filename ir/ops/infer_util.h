@@ -130,6 +130,17 @@ bool provablyDifferent(const PrimExpr& a, const PrimExpr& b);
 // The permutation from a layout of distinct axis letters ("NHWC", "OIHW") to `canonical`:
 // perm[k] = position in `layout` of canonical axis k. Packed layouts ("NCHW4c") are an error.
 Result<std::vector<int>> layoutPerm(const Call& call, const std::string& layout, const std::string& canonical, const char* what);
+// A layout that may pack an axis ("NCHW4c": C split into C // 4 and an inner c of 4, TVM's
+// BijectiveLayout), mapped onto a canonical layout of its primal axes ("NCHW").
+struct LayoutMap {
+  size_t rank = 0;            // axes of the layout
+  std::vector<int> primal;    // per canonical axis: its position in the layout
+  std::vector<int> inner;     // per canonical axis: the position of its packed inner axis, or -1
+  std::vector<int64_t> factor;  // per canonical axis: the inner axis' size (1 when not packed)
+  std::vector<PrimExpr> forward(const std::vector<PrimExpr>& dims) const;    // layout -> canonical
+  std::vector<PrimExpr> backward(const std::vector<PrimExpr>& canon) const;  // canonical -> layout
+};
+Result<LayoutMap> layoutMap(const Call& call, const std::string& layout, const std::string& canonical, const char* what);
 Result<int> normalizeAxis(const Call& call, int ndim, int64_t axis);
 Result<std::vector<int>> normalizeAxes(const Call& call, int ndim, const std::vector<int64_t>& axes);
 // Numpy broadcasting; nullopt when a symbolic pair cannot be decided.

@@ -27,6 +27,13 @@ std::optional<std::vector<PrimExpr>> knownDims(const TensorRef& t) {
 }
 
 // R.reshape(x, shape): a -1 in a literal shape is resolved from x's known shape, as TVM's builder does.
+// TVM keeps no separators as an empty list (None is how Python spells "none").
+Status emptySeparators(Call& c) {
+  for (const char* key : {"axis_separators", "input_axis_separators"})
+    if (const Attr* a = findAttr(c, key); !a || !*a) setAttr(c, key, AttrValue::ints({}));
+  return okStatus();
+}
+
 Status resolveReshape(Call& c) {
   if (c.args.size() != 2) return okStatus();
   auto se = c.args[1].as<ShapeExpr>();
@@ -550,13 +557,14 @@ class IndexMapShape {
   bool firstPass_ = true;
 };
 
-// index_map is kept as written by the parser; when it is [[vars...], [results...]] (PrimExprs),
+// index_map is T.index_map([vars...], [results...]) (PrimExprs; the parser's form of a lambda),
 // the output shape is the extent of each result over the input box (IndexMapShape above).
 Result<StructInfo> inferLayoutTransform(const Call& c) {
   RLX_TRY_OK(checkArgCount(c, 1, 1));
   RLX_TRY(x, tensorArg(c, 0, "x"));
   const Attr* m = findAttr(c, "index_map");
-  if (!m || !*m || (*m)->kind != AttrValue::Array || (*m)->array.size() != 2) return makeTensorNdim(x->dtype, -1, x->vdevice);
+  bool mapForm = m && *m && ((*m)->kind == AttrValue::Array || ((*m)->kind == AttrValue::Ctor && (*m)->s == "T.index_map"));
+  if (!mapForm || (*m)->array.size() != 2) return makeTensorNdim(x->dtype, -1, x->vdevice);
   auto& vars = (*m)->array[0];
   auto& results = (*m)->array[1];
   if (!vars || !results || vars->kind != AttrValue::Array || results->kind != AttrValue::Array) return makeTensorNdim(x->dtype, -1, x->vdevice);
@@ -634,6 +642,7 @@ void registerManipulateOps() {
       .attrs("relax.attrs.LayoutTransformAttrs")
       .params({arg("x"), reqAttr("index_map", OpParam::AnyAttr), attr("pad_value", OpParam::AnyAttr, aNone()), attr("axis_separators", OpParam::OptIntArrayAttr, aNone()),
                attr("input_axis_separators", OpParam::OptIntArrayAttr, aNone())})
+      .fixup(emptySeparators)
       .infer(inferLayoutTransform)
       .pattern(OpPattern::Injective)
       .doc("relayout by an index map")

@@ -37,7 +37,13 @@ TEST_CASE("conv2d output size", "[ops][nn][conv]") {
   CHECK(infer("relax.nn.conv2d", {E(nhwc), E(w)}, {{"data_layout", S("NHWC")}}) == T("(1, 30, 30, 16)"));
   CHECK(infer("relax.nn.conv2d", {E(x), E(tvar("w4", {c64(16), c64(4), c64(3), c64(3)}))}) ==
         "error: R.nn.conv2d: the data has 3 channels but the weight expects 4 input channels x 1 groups");
-  CHECK(infer("relax.nn.conv2d", {E(x), E(w)}, {{"data_layout", S("NCHW4c")}}) == "error: R.nn.conv2d: the data layout \"NCHW4c\" is not convertible from NCHW");
+  CHECK(infer("relax.nn.conv2d", {E(x), E(w)}, {{"data_layout", S("NCHX")}}) == "error: R.nn.conv2d: the data layout \"NCHX\" is not convertible from NCHW");
+  CHECK(infer("relax.nn.conv2d", {E(x), E(w)}, {{"data_layout", S("NCHw")}}) == "error: R.nn.conv2d: the data layout \"NCHw\" is not convertible from NCHW");
+  // Packed layouts (TVM's BijectiveLayout): C = 4 outer x 4 inner channels; 16 output channels
+  // are 4 x 4o in the kernel and 4 x 4c in the result.
+  auto packed = tvar("xp", {c64(1), c64(4), c64(32), c64(32), c64(4)}), wp = tvar("wp", {c64(4), c64(16), c64(3), c64(3), c64(4)});
+  CHECK(infer("relax.nn.conv2d", {E(packed), E(wp)}, {{"data_layout", S("NCHW4c")}, {"kernel_layout", S("OIHW4o")}}) == T("(1, 4, 30, 30, 4)"));
+  CHECK(infer("relax.nn.conv2d", {E(packed), E(w)}, {{"data_layout", S("NCHW4c")}}) == "error: R.nn.conv2d: the data has 16 channels but the weight expects 3 input channels x 1 groups");
   CHECK(infer("relax.nn.conv2d", {E(tvar("x3", {c64(3), c64(32), c64(32)})), E(w)}) == "error: R.nn.conv2d: expects the data to have 4 dimensions (its layout), but it has 3");
   CHECK(infer("relax.nn.conv2d", {E(x), E(tvar("wh", {c64(16), c64(3), c64(3), c64(3)}, "float16"))}) ==
         "error: R.nn.conv2d: dtype mismatch: data is float32 but weight is float16 (binary operators need equal dtypes)");
