@@ -91,12 +91,15 @@ std::string printFunction(const Expr& func, const std::string& name, const Print
   PrintContext ctx(opts);
   for (auto* reserved : {"R", "T", "I", "cls"}) ctx.names.reserve(reserved);
   RelaxPrinter rp(ctx);
+  // A function outside a module is named by its global_symbol, else `name`, else "main" (TVM's).
+  auto printedName = [&](const AttrsRef& attrs) {
+    auto* sym = attrs ? attrs->find("global_symbol") : nullptr;
+    return sym && *sym && (*sym)->kind == AttrValue::Str ? (*sym)->s : (name.empty() ? "main" : name);
+  };
   if (auto f = func.as<Function>()) {
-    auto* sym = f->attrs ? f->attrs->find("global_symbol") : nullptr;
-    std::string printed = sym && *sym && (*sym)->kind == AttrValue::Str ? (*sym)->s : (name.empty() ? "main" : name);
-    rp.printFunction(*f, printed, true, !sym);
+    rp.printFunction(*f, printedName(f->attrs), true, !(f->attrs && f->attrs->find("global_symbol")));
   } else if (auto pf = func.as<PrimFunc>()) {
-    printPrimFunc(ctx, *pf, name.empty() ? "main" : name);
+    printPrimFunc(ctx, *pf, printedName(pf->attrs));
   } else {
     return rp.expr(func) + "\n";
   }

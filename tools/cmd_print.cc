@@ -60,7 +60,8 @@ int runPrint(const std::vector<std::string>& args, bool color) {
   PrintOptions opts;
   if (!output.empty()) opts.metadataOut = &metadata;
   // A lone function prints as a lone function (TVM's func.script()), a module as a module.
-  std::string text = lone && mod->functions.size() == 1 ? printFunction(mod->functions[0].func, mod->functions[0].gvar->name, opts) : printModule(mod, opts);
+  // Its name is its global_symbol; a private one (none) prints as "main", as TVM names it.
+  std::string text = lone && mod->functions.size() == 1 ? printFunction(mod->functions[0].func, "", opts) : printModule(mod, opts);
   if (output.empty()) {
     std::fputs(text.c_str(), stdout);
     return 0;
