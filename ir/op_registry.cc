@@ -377,7 +377,7 @@ Result<Expr> toExpr(const PyValue& v, const std::string& ctx) {
     case PyValue::Expr: return v.expr;
     case PyValue::Int: return primValueOf(intImm(v.i));
     case PyValue::Float: return primValueOf(floatImm(v.d, DataType::float32()));
-    case PyValue::Bool: return primValueOf(boolImm(v.b));
+    case PyValue::Bool: return primValueOf(intImm(v.b ? 1 : 0));  // TVM converts a Python bool to an int64 prim value
     case PyValue::Prim: return primValueOf(v.prim);
     case PyValue::Str: return Expr(withSInfo(make<StringImm>(v.s), objectSInfo()));
     case PyValue::List:
@@ -418,7 +418,7 @@ Result<Expr> toPrimValue(const PyValue& v, const std::string& ctx) {
     case PyValue::Expr: return v.expr;
     case PyValue::Int: return primValueOf(intImm(v.i));
     case PyValue::Float: return primValueOf(floatImm(v.d, DataType::float32()));
-    case PyValue::Bool: return primValueOf(boolImm(v.b));
+    case PyValue::Bool: return primValueOf(intImm(v.b ? 1 : 0));  // TVM converts a Python bool to an int64 prim value
     case PyValue::Prim: return primValueOf(v.prim);
     default: return kindError(ctx, "a number or PrimExpr", v);
   }

@@ -340,6 +340,13 @@ Result<Expr> RelaxBuilder::evalCallPacked(const ast::Expr* e) {
   if (pos.empty() || pos[0]->kind != AK::Str) return Error("R.call_packed needs the function name as a string first", e->span);
   std::vector<Expr> args;
   for (size_t i = 1; i < pos.size(); ++i) {
+    // A Python int or bool argument becomes an int64 R.prim_value, as TVM converts it.
+    if (pos[i]->kind == AK::Int || pos[i]->kind == AK::Bool) {
+      Expr p = make<PrimValue>(intImm(pos[i]->kind == AK::Int ? pos[i]->i : int64_t(pos[i]->b)));
+      p->span = pos[i]->span;
+      args.push_back(p);
+      continue;
+    }
     RLX_TRY(a, evalExpr(pos[i]));
     args.push_back(a);
   }

@@ -59,7 +59,7 @@ Result<Expr> RelaxBuilder::toExpr(const PyValue& v, Span span, bool inTuple) {
       if (inTuple) return toExpr(primPy(floatImm(v.d, DataType::float32()), span), span);
       return scalarConst(DataType::float32(), v.d, 0, false);
     case PyValue::Bool:
-      if (inTuple) return toExpr(primPy(boolImm(v.b), span), span);
+      if (inTuple) return toExpr(primPy(intImm(v.b ? 1 : 0), span), span);  // TVM converts a bool to int64 here
       return scalarConst(DataType::boolean(), 0, v.b, true);
     case PyValue::Str: {
       Expr s = make<StringImm>(v.s);

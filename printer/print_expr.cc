@@ -203,7 +203,8 @@ std::string RelaxPrinter::callExpr(const Call& c) {
       parts.push_back("attrs_type_key=" + quoteString(c.attrs->typeKey));
       attrKwargs();
     }
-    parts.push_back(sinfoArgsKw(c.sinfoArgs.empty() ? std::vector<StructInfo>{objectSInfo()} : c.sinfoArgs));
+    // TVM keeps sinfo_args as written: absent (the result is R.Object) prints nothing.
+    if (!c.sinfoArgs.empty()) parts.push_back(sinfoArgsKw(c.sinfoArgs));
     return join("R.call_packed");
   }
   args(0);
@@ -214,6 +215,10 @@ std::string RelaxPrinter::callExpr(const Call& c) {
 void RelaxPrinter::appendExpr(std::string& out, const Expr& e) {
   if (e->kind() == NodeKind::Var || e->kind() == NodeKind::DataflowVar) {  // the usual argument: no copy of its name
     auto& v = static_cast<const Var&>(*e);
+    if (voidVars.count(&v)) {
+      out += "R.tuple()";
+      return;
+    }
     if (auto* name = ctx.names.find(&v)) out += *name;
     else out += ctx.names.define(&v, v.name);
     return;
@@ -226,6 +231,7 @@ std::string RelaxPrinter::expr(const Expr& e) {
     case NodeKind::Var:
     case NodeKind::DataflowVar: {
       auto& v = static_cast<const Var&>(*e);
+      if (voidVars.count(&v)) return "R.tuple()";
       return ctx.nameFor(&v, v.name);
     }
     case NodeKind::GlobalVar: {

@@ -270,8 +270,11 @@ void RelaxPrinter::printBinding(const Binding& b) {
       printIf(b, *node);
       return;
     }
-    if (isVoidSInfo(sinfoOf(b.var)) && isVoidSInfo(sinfoOf(value)) && !isUsedVar(b.var.get())) {
+    // A void value (R.print, an empty tuple) prints as a statement, and its var, wherever used,
+    // as R.tuple() (TVM's printer).
+    if (isVoidSInfo(sinfoOf(b.var)) && isVoidSInfo(sinfoOf(value))) {
       ctx.line(expr(value));
+      voidVars.insert(b.var.get());
       return;
     }
   }

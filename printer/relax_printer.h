@@ -24,6 +24,7 @@ class RelaxPrinter {
   // statement only when nothing refers to its var (otherwise the text would not re-parse).
   // Collected on the first void binding, as most functions have none.
   bool isUsedVar(const Var* v);
+  std::unordered_set<const Var*> voidVars;  // bound to a void value: printed as R.tuple()
   Expr usedVarsRoot;
   bool usedVarsReady = false;
   FlatSet<const Var*> usedVars;
