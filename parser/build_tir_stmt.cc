@@ -563,21 +563,36 @@ Stmt TirBuilder::buildFor(const ast::Stmt* s) {
                                                                 {"T.unroll", For::Unrolled}, {"T.thread_binding", For::ThreadBinding}};
   std::vector<Ref<For>> chain;
   if (callee == "T.grid") {
-    auto args = positional(it);
-    if (args.size() != names.size() || args.size() != it->items.size()) {
+    // Extents, where `*A.shape` stands for every dim of buffer A.
+    std::vector<PrimExpr> extents;
+    for (auto* a : it->items) {
+      if (a->kind == ast::Expr::UnaryOp && a->str == "*" && a->a->kind == ast::Expr::Attribute && a->a->str == "shape" && a->a->a->kind == ast::Expr::Name) {
+        const BufferRef* buf = scope.lookupBuffer(a->a->a->str);
+        if (!buf) {
+          error("'" + a->a->a->str + "' is not a buffer in scope", a->a->a->span);
+          return nullptr;
+        }
+        extents.insert(extents.end(), (*buf)->shape.begin(), (*buf)->shape.end());
+        continue;
+      }
+      if (a->kind == ast::Expr::Keyword) continue;
+      auto ext = evalExpr(a);
+      if (!ext.ok()) {
+        report(std::move(ext.error()), a->span);
+        return nullptr;
+      }
+      extents.push_back(*ext);
+    }
+    if (extents.size() != names.size()) {
       error("T.grid needs one extent per loop variable", it->span);
       return nullptr;
     }
-    for (size_t k = 0; k < args.size(); ++k) {
-      auto ext = evalExpr(args[k]);
-      if (!ext.ok()) {
-        report(std::move(ext.error()), args[k]->span);
-        return nullptr;
-      }
+    for (size_t k = 0; k < extents.size(); ++k) {
+      const PrimExpr& ext = extents[k];
       auto f = make<For>();
-      f->loopVar = make<PrimVar>(names[k]->str, (*ext)->dtype);
-      f->min = intImm(0, (*ext)->dtype);
-      f->extent = *ext;
+      f->loopVar = make<PrimVar>(names[k]->str, ext->dtype);
+      f->min = intImm(0, ext->dtype);
+      f->extent = ext;
       chain.push_back(f);
     }
   } else {

@@ -174,9 +174,50 @@ struct Evaluator {
         return PrimExpr(make<PrimCall>(t->dtype, "tir.if_then_else", std::vector<PrimExpr>{c, t, f}));
       }
       case K::Call: return evalCall(e);
-      case K::Subscript: return evalLoad(e);
+      case K::Subscript:
+        if (e->a->kind == ast::Expr::Attribute) return evalBufferLayout(e);
+        return evalLoad(e);
+      case K::Attribute: return evalBufferAttr(e);
       default: return Error("expected a scalar (PrimExpr) expression here", e->span);
     }
+  }
+
+  // The buffer `name` of an attribute access, or an error.
+  Result<const Buffer*> bufferNamed(const ast::Expr* e) {
+    if (e->kind != ast::Expr::Name) return Error("expected a buffer", e->span);
+    const BufferRef* buf = scope.lookupBuffer(e->str);
+    if (!buf) return Error("'" + e->str + "' is not a buffer in scope", e->span);
+    return buf->get();
+  }
+
+  // A.ndim, A.elem_offset, A.dtype.bits, A.dtype.lanes (TVM's Buffer properties as PrimExprs).
+  Result<PrimExpr> evalBufferAttr(const ast::Expr* e) {
+    const ast::Expr* base = e->a;
+    bool ofDtype = base->kind == ast::Expr::Attribute && base->str == "dtype";
+    RLX_TRY(b, bufferNamed(ofDtype ? base->a : base));
+    if (ofDtype && e->str == "bits") return intImm(b->dtype.bits, DataType::int32());
+    if (ofDtype && e->str == "lanes") return intImm(b->dtype.lanes, DataType::int32());
+    if (!ofDtype && e->str == "ndim") return intImm(int64_t(b->shape.size()), DataType::int32());
+    if (!ofDtype && e->str == "elem_offset") return b->elemOffset ? b->elemOffset : intImm(0, b->shape.empty() ? DataType::int32() : b->shape[0]->dtype);
+    return Error("a buffer has no scalar property '" + e->str + "' (ndim, elem_offset, dtype.bits, dtype.lanes, shape[i], strides[i])", e->span);
+  }
+
+  // A.shape[i] / A.strides[i] (a compact buffer's strides are the products of the later dims).
+  Result<PrimExpr> evalBufferLayout(const ast::Expr* e) {
+    const ast::Expr* attr = e->a;
+    if (attr->str != "shape" && attr->str != "strides") return Error("only a buffer's shape and strides can be indexed here", e->span);
+    RLX_TRY(b, bufferNamed(attr->a));
+    if (e->items.size() != 1) return Error("expected one index", e->span);
+    RLX_TRY(k, eval(e->items[0]));
+    auto* i = asIntImm(k);
+    size_t n = b->shape.size();
+    if (!i || i->value < -int64_t(n) || i->value >= int64_t(n)) return Error("the index must be a constant axis of the buffer's " + std::to_string(n) + " dimension(s)", e->items[0]->span);
+    size_t axis = size_t(i->value < 0 ? i->value + int64_t(n) : i->value);
+    if (attr->str == "shape") return b->shape[axis];
+    if (!b->strides.empty()) return b->strides[axis];
+    PrimExpr stride = intImm(1, b->shape[axis]->dtype);
+    for (size_t d = axis + 1; d < n; ++d) stride = mul(stride, b->shape[d]);
+    return simplify(stride);
   }
 
   Result<std::vector<PrimExpr>> evalArgs(const ast::Expr* call) {
