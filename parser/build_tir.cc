@@ -326,7 +326,8 @@ PrimFuncRef buildPrimFunc(const TirBuildInput& in, DiagnosticEngine& diag) {
   auto func = make<PrimFunc>();
   b.func = func;
   b.scope.push();
-  if (def->returns) {
+  // `-> None` is the default: no result.
+  if (def->returns && def->returns->kind != ast::Expr::NoneLit) {
     // A host function returning a scalar through T.ret (ComputePrimValue's compute_symbolic_expr).
     auto t = b.annotationDtype(def->returns);
     if (t) func->retType = *t;
