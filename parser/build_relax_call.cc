@@ -155,7 +155,8 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
   if (name == "R.Object") return objectSInfo();
   if (name == "R.Tensor") {
     if (!isCall) return StructInfo(make<TensorSInfo>(nullptr, DataType::void_(), -1));
-    RLX_TRY_STATUS(checkKwargs(e, {"shape", "dtype", "ndim", "vdevice"}, 2));
+    // TVM's signature: R.Tensor(shape=None, dtype=None, vdevice=None, ndim=-1).
+    RLX_TRY_STATUS(checkKwargs(e, {"shape", "dtype", "ndim", "vdevice"}, 4));
     const ast::Expr* shape = argAt(e, 0, "shape");
     const ast::Expr* dtype = argAt(e, 1, "dtype");
     if (shape && shape->kind == AK::Str && !argAt(e, 1, "dtype") && !(argAt(e, 1, "") && false)) {
@@ -176,13 +177,13 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
       t = *d;
     }
     int ndim = -1;
-    if (auto* n = argAt(e, 99, "ndim")) {
+    if (auto* n = argAt(e, 3, "ndim")) {
       RLX_TRY(v, evalValue(n));
       if (v.kind != PyValue::Int) return Error("ndim must be an integer", n->span);
       ndim = int(v.i);
     }
     std::string vdev;
-    if (auto* vd = argAt(e, 99, "vdevice")) {
+    if (auto* vd = argAt(e, 2, "vdevice")) {
       if (vd->kind != AK::Str) return Error("vdevice must be a string like \"llvm:0:global\"", vd->span);
       vdev = vd->str;
       if (std::count(vdev.begin(), vdev.end(), ':') == 1) vdev += ":global";
@@ -210,7 +211,7 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
       return StructInfo(make<ShapeSInfo>(std::move(dims), 0));
     }
     int ndim = -1;
-    if (auto* n = argAt(e, 99, "ndim")) {
+    if (auto* n = argAt(e, 3, "ndim")) {
       RLX_TRY(v, evalValue(n));
       if (v.kind != PyValue::Int) return Error("ndim must be an integer", n->span);
       ndim = int(v.i);

@@ -223,6 +223,8 @@ struct Evaluator {
   Result<std::vector<PrimExpr>> evalArgs(const ast::Expr* call) {
     std::vector<PrimExpr> out;
     for (auto* a : call->items) {
+      // TVMScript's op wrappers drop a `dtype=` keyword (T.exp(x, dtype="float32")).
+      if (a->kind == ast::Expr::Keyword && a->str == "dtype") continue;
       if (a->kind == ast::Expr::Keyword) return Error("unexpected keyword argument '" + a->str + "'", a->span);
       RLX_TRY(v, eval(a));
       out.push_back(v);
