@@ -150,6 +150,11 @@ Result<std::vector<PrimExpr>> RelaxBuilder::evalDims(const ast::Expr* e, bool si
 }
 
 Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
+  // `x.struct_info`: the struct info of a value in scope (TVMScript evaluates it in Python).
+  if (e->kind == AK::Attribute && e->str == "struct_info" && !sigMode) {
+    RLX_TRY(v, evalExpr(e->a));
+    return sinfoOf(v);
+  }
   std::string name = e->kind == AK::Call ? e->a->dottedName() : e->dottedName();
   bool isCall = e->kind == AK::Call;
   if (name == "R.Object") return objectSInfo();

@@ -1,5 +1,6 @@
 // Structural and runtime-interface ops: call_tir and its variants, packed calls, closures, print and
 // assert, shape/tensor conversions, device hints and the inspect.* tensor-field queries.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <set>
@@ -509,6 +510,12 @@ void registerStructuralOps() {
   OpDef("relax.call_py_func")
       .build([](const OpInfo& op, std::vector<PyValue>& args, KwArgs& kwargs) -> Result<Expr> {
         std::string label = op.scriptName();
+        // TVM prints the output struct info back as sinfo_args=(...,): both spellings are read.
+        for (auto& [k, v] : kwargs)
+          if (k == "sinfo_args") {
+            k = "out_sinfo";
+            if ((v.kind == PyValue::Tuple || v.kind == PyValue::List) && v.items.size() == 1) v = PyValue(v.items[0]);
+          }
         RLX_TRY(p, bindPy(label, {"func_name", "args", "out_sinfo"}, 3, args, kwargs));
         Expr name;
         if (p[0]->kind == PyValue::Str) {
@@ -519,7 +526,16 @@ void registerStructuralOps() {
         } else {
           return Error(label + " func_name expects a string, but got " + p[0]->describe());
         }
+        // TVM keeps the arguments as a tuple holding the tuple of inputs (it prints `((x,),)`);
+        // that form, read back, is taken as it is.
         RLX_TRY(inputs, wrapArgTuple(*p[1], label + " args"));
+        auto t = inputs.as<Tuple>();
+        bool wrapped = t && t->fields.size() == 1 && t->fields[0].is<Tuple>();
+        if (!wrapped) {
+          Expr outer = make<Tuple>(std::vector<Expr>{inputs});
+          outer->sinfo = make<TupleSInfo>(std::vector<StructInfo>{sinfoOf(inputs)});
+          inputs = outer;
+        }
         RLX_TRY(out, outSInfo(label, *p[2]));
         return Expr(newCall(op, {name, inputs}, nullptr, {out}));
       })
@@ -554,7 +570,21 @@ void registerStructuralOps() {
   OpDef("relax.shape_to_tensor").params({arg("expr")}).infer(inferShapeToTensor).doc("a shape as a 1-D int64 tensor").done();
   OpDef("relax.size").params({arg("expr")}).infer(inferSize).doc("number of elements of a tensor").done();
   OpDef("relax.hint_on_device").attrs("relax.attrs.HintOnDeviceAttrs").build(buildHintOnDevice).infer(inferHintOnDevice).doc("device placement hint").done();
-  OpDef("relax.to_vdevice").attrs("relax.attrs.ToVDeviceAttrs").params({arg("data"), reqAttr("dst_vdevice", OpParam::StrAttr)}).infer(inferToVDevice).doc("copy to a virtual device").done();
+  OpDef("relax.to_vdevice")
+      .attrs("relax.attrs.ToVDeviceAttrs")
+      .params({arg("data"), reqAttr("dst_vdevice", OpParam::StrAttr)})
+      .fixup([](Call& c) -> Status {
+        // "llvm" and "llvm:0" name "llvm:0:global", as in R.Tensor(..., vdevice=...).
+        if (const Attr* a = findAttr(c, "dst_vdevice"); a && *a && (*a)->kind == AttrValue::Str) {
+          std::string v = (*a)->s;
+          auto colons = std::count(v.begin(), v.end(), ':');
+          if (colons < 2) setAttr(c, "dst_vdevice", AttrValue::str(v + (colons == 0 ? ":0:global" : ":global")));
+        }
+        return okStatus();
+      })
+      .infer(inferToVDevice)
+      .doc("copy to a virtual device")
+      .done();
   registerInspect();
 }
 

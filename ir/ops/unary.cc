@@ -17,7 +17,7 @@ void unary(const char* name, bool requireFloat) {
       .done();
 }
 
-// isfinite/isinf/isnan/logical_not: same shape, bool result.
+// isfinite/isinf/isnan: same shape, bool result.
 void unaryCheck(const char* name) {
   OpDef(std::string("relax.") + name)
       .params({arg("x")})
@@ -59,7 +59,9 @@ void registerUnaryOps() {
       {"tan", true},   {"tanh", true},  {"trunc", false},
   };
   for (auto& [name, f] : arith) unary(name, f);
-  for (const char* name : {"isfinite", "isinf", "isnan", "logical_not"}) unaryCheck(name);
+  // logical_not keeps its input's dtype in TVM (an arithmetic unary op: 1 where x is 0).
+  unary("logical_not", false);
+  for (const char* name : {"isfinite", "isinf", "isnan"}) unaryCheck(name);
   OpDef("relax.clip")
       .params({arg("x"), arg("min", OpParam::PrimArg), arg("max", OpParam::PrimArg)})
       .infer(inferClip)

@@ -80,7 +80,10 @@ void registerElementwiseRules() {
   registerRule("relax.abs", "abs", intrinsicRule("fabs"));
   registerRule("relax.negative", "negative", unaryRule([](const PrimExpr& x) { return te::bin(NodeKind::Sub, te::constant(0, x->dtype), x); }));
   registerRule("relax.square", "square", unaryRule([](const PrimExpr& x) { return te::bin(NodeKind::Mul, x, x); }));
-  registerRule("relax.logical_not", "logical_not", unaryRule([](const PrimExpr& x) { return PrimExpr(make<PrimNot>(x)); }));
+  registerRule("relax.logical_not", "logical_not", unaryRule([](const PrimExpr& x) {
+    if (x->dtype.isBool()) return PrimExpr(make<PrimNot>(x));
+    return PrimExpr(make<Cast>(x->dtype, te::bin(NodeKind::EQ, x, te::constant(0, x->dtype))));  // 1 where x is 0
+  }));
 
   registerRule("relax.clip", "clip", [](Ctx& ctx) -> std::vector<Tensor> {
     auto x = ctx.arg(0);

@@ -22,7 +22,8 @@ TEST_CASE("remaining elementwise ops", "[ops][unary][binary]") {
   for (const char* op : {"relax.acos", "relax.acosh", "relax.asin", "relax.asinh", "relax.atan", "relax.atanh", "relax.sinh", "relax.cosh", "relax.tan", "relax.ceil",
                          "relax.floor", "relax.round", "relax.trunc", "relax.sign"})
     CHECK(infer(op, {E(x)}) == T("(2, 3)"));
-  for (const char* op : {"relax.isfinite", "relax.isinf", "relax.logical_not"}) CHECK(infer(op, {E(x)}) == T("(2, 3)", "bool"));
+  for (const char* op : {"relax.isfinite", "relax.isinf"}) CHECK(infer(op, {E(x)}) == T("(2, 3)", "bool"));
+  CHECK(infer("relax.logical_not", {E(x)}) == T("(2, 3)"));  // like logical_and: the input's dtype (TVM)
   auto xi = tvar("xi", {c64(4)}, "int32");
   CHECK(infer("relax.bitwise_not", {E(xi)}) == T("(4,)", "int32"));
   for (const char* op : {"relax.floor_divide", "relax.floor_mod", "relax.mod", "relax.log_add_exp", "relax.logical_and", "relax.logical_or", "relax.logical_xor"})
