@@ -185,6 +185,7 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
     if (auto* n = argAt(e, 3, "ndim")) {
       RLX_TRY(v, evalValue(n));
       if (v.kind != PyValue::Int) return Error("ndim must be an integer", n->span);
+      if (v.i < -1) return Error("ndim must be a non-negative integer, or -1 for unknown", n->span);
       ndim = int(v.i);
     }
     std::string vdev;
@@ -219,6 +220,7 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
     if (auto* n = argAt(e, 3, "ndim")) {
       RLX_TRY(v, evalValue(n));
       if (v.kind != PyValue::Int) return Error("ndim must be an integer", n->span);
+      if (v.i < -1) return Error("ndim must be a non-negative integer, or -1 for unknown", n->span);
       ndim = int(v.i);
     }
     return StructInfo(make<ShapeSInfo>(std::nullopt, ndim));

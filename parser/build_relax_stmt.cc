@@ -256,7 +256,12 @@ Status RelaxBuilder::declareSymbolicVar(const std::string& name, const ast::Expr
     else return Error("a symbolic variable declaration takes no value: `" + name + " = " + call->a->dottedName() + "()`", a->span);
   }
   if (auto* existing = primScope_.lookup(name)) {
-    if ((*existing)->kind() == NodeKind::PrimVar) return okStatus();  // re-declaring a signature var is allowed
+    if ((*existing)->kind() == NodeKind::PrimVar) {
+      // Re-declaring a signature var is allowed, with its own dtype (shapes are int64).
+      if ((*existing)->dtype != *t)
+        return Error("'" + name + "' is a " + (*existing)->dtype.str() + " symbolic variable of the signature; it cannot be re-declared as " + t->str(), call->span);
+      return okStatus();
+    }
   }
   primScope_.define(name, make<PrimVar>(name, *t, sizeVar));
   return okStatus();

@@ -1,5 +1,6 @@
 // Lowering-level ops emitted by the VM build pipeline: builtin.alloc_tensor/stop_lift_params,
 // memory.* (storage planning, views, kills) and vm.* (storage, tensors, kill_object, call_tir_dyn).
+#include <optional>
 #include <fmt/format.h>
 
 #include "ir/ops/infer_util.h"
@@ -56,6 +57,30 @@ Result<StructInfo> inferView(const Call& c) {
   if (!isVoidArg(c.args[3])) {
     StructInfo o = sinfoOf(c.args[3]);
     if (!c.args[3].is<PrimValue>() && !o.is<PrimSInfo>()) return opError(c, fmt::format("expects relative_byte_offset to be a prim value, but it is {}", sinfoStr(o)));
+  }
+  // A view must fit in its source (TVM's checks, also made by the evaluator at run time): its
+  // bytes past the offset may not provably exceed the source's, and a non-zero offset on a source
+  // of unknown size needs an explicit shape.
+  std::optional<int64_t> offset;
+  if (auto pv = c.args[3].as<PrimValue>()) offset = asConst(pv->value);
+  auto sourceDims = x->dims();
+  auto viewShape = shape.as<ShapeExpr>();
+  // Sizes in bytes, or in elements when neither side names a dtype (the same unknown one).
+  bool comparable = (!x->dtype.isVoid() && !t.isVoid()) || (x->dtype.isVoid() && t.isVoid());
+  if (sourceDims && viewShape && comparable) {
+    auto bytes = [](const std::vector<PrimExpr>& dims, DataType d) {
+      PrimExpr n = i64(d.isVoid() ? 1 : (d.bits * d.lanes + 7) / 8);
+      for (auto& k : dims) n = mul(n, k);
+      return simplify(n);
+    };
+    PrimExpr view = bytes(viewShape->values, t), source = bytes(*sourceDims, x->dtype);
+    auto over = asConst(simplify(sub(add(view, i64(offset.value_or(0))), source)));
+    if (over && *over > 0) {
+      const char* unit = t.isVoid() ? "elements" : "bytes";
+      return opError(c, fmt::format("the view of {} {} at byte offset {} exceeds the {} {} of the data", primStr(view), unit, offset.value_or(0), primStr(source), unit));
+    }
+  } else if (isVoidArg(c.args[1]) && offset && *offset != 0) {
+    return opError(c, fmt::format("a view at a non-zero relative_byte_offset ({}) of data of unknown size needs its shape", *offset));
   }
   if (auto se = shape.as<ShapeExpr>()) return makeTensor(se->values, t, x->vdevice);
   return StructInfo(make<TensorSInfo>(shape, t, ndim, x->vdevice));
