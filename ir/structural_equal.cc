@@ -358,8 +358,8 @@ class Equal {
   }
   bool range(const Range& a, const Range& b) { return at("min", opt(a.min.get(), b.min.get())) && at("extent", opt(a.extent.get(), b.extent.get())); }
 
+  // A block's name_hint does not count, as in TVM (SEqHashIgnore).
   bool block(const TirBlock* a, const TirBlock* b) {
-    if (!text("name_hint", a->name, b->name)) return false;
     bool ok = list("iter_vars", a->iterVars, b->iterVars, [&](const IterVar& x, const IterVar& y) {
       if (!at("dom", range(x.dom, y.dom)) || !number("iter_type", x.kind, y.kind)) return false;
       ++defCtx_;
@@ -765,7 +765,6 @@ class Hasher {
       }
       case NodeKind::TirBlock: {
         auto* b = cast<TirBlock>(o);
-        h = mix(h, hashStr(b->name));
         for (auto& iv : b->iterVars) h = varDef(mix(range(h, iv.dom), iv.kind), iv.var);
         for (auto& a : b->allocBuffers) h = mix(h, defineBuffer(a.get()));
         for (auto& m : b->matchBuffers) {

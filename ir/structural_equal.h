@@ -19,8 +19,9 @@ struct EqualResult {
 
 // Compares two IR nodes of any kind (IRModule, functions, exprs, struct info, PrimExprs, TIR, attrs).
 // Variables bound inside (function params, bindings, match_cast, signature/TIR vars, buffers) match
-// by position; free variables must be the same object unless mapFreeVars. Var names, buffer names
-// and spans do not matter; GlobalVar names, dtypes and constants do. Module functions match by name.
+// by position; free variables must be the same object unless mapFreeVars. Var names, buffer and
+// block names and spans do not matter (TVM's rules); GlobalVar names, dtypes and constants do.
+// Module functions match by name.
 EqualResult structuralEqual(const Ref<Object>& a, const Ref<Object>& b, bool mapFreeVars = false);
 
 // A hash consistent with structuralEqual (default mode): bound vars hash by definition order,

@@ -9,6 +9,7 @@
 
 #include "frontend/load_module.h"
 #include "ir/file_util.h"
+#include "ir/structural_equal.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
 #include "passes/registry.h"
@@ -39,6 +40,8 @@ options:
   --dump-dir=DIR             write every state: DIR/000_input.relax, NNN_Pass.relax, NNN_Pass.diff, index.txt
   --scope=F[,G...]           function-level passes change only these functions
   --list-passes              list every pass with its opt_level, options and summary
+  --expect FILE              compare the result with FILE (structural equality, in memory):
+                             prints "equal" and exits 0, else the first mismatch and exits 1
 Banners are comment lines, so the output stays parseable.
 )";
 
@@ -120,7 +123,7 @@ int usage(const std::string& msg) {
 }  // namespace
 
 int runOpt(const std::vector<std::string>& args, bool color) {
-  std::string input, output, pipeline;
+  std::string input, output, pipeline, expect;
   bool havePipeline = false;
   auto inst = std::make_shared<CliInstrument>();
   inst->color = color && isatty(1) && !std::getenv("NO_COLOR");
@@ -152,6 +155,9 @@ int runOpt(const std::vector<std::string>& args, bool color) {
     } else if (a == "-o") {
       if (i + 1 >= args.size()) return usage("-o needs a file name");
       output = args[++i];
+    } else if (a == "--expect") {
+      if (i + 1 >= args.size()) return usage("--expect needs a file name");
+      expect = args[++i];
     } else if (a == "--print-changed") {
       inst->printChanged = "diff";
     } else if (auto v = value(a, "--print-changed")) {
@@ -235,6 +241,23 @@ int runOpt(const std::vector<std::string>& args, bool color) {
   }
   if (!result.ok()) {
     std::fputs(renderError(result.error(), color).c_str(), stderr);
+    return 1;
+  }
+  if (!expect.empty()) {
+    // The result against a module written down (a pass test's Expected), compared in memory: the
+    // printed text would lose what printing drops (a void var prints as R.tuple()).
+    DiagnosticEngine diag;
+    auto want = loadModuleFile(expect, diag);
+    if (!want) {
+      std::fputs(diag.render(color).c_str(), stderr);
+      return 2;
+    }
+    auto r = structuralEqual(Ref<Object>(result.value()), Ref<Object>(want));
+    if (r.equal) {
+      std::puts("equal");
+      return 0;
+    }
+    std::printf("not equal at %s\n  result: %s\n  %s: %s\n", r.path.c_str(), r.lhs.c_str(), expect.c_str(), r.rhs.c_str());
     return 1;
   }
   std::string text = printModule(result.value());
