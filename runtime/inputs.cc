@@ -142,7 +142,13 @@ Status checkInput(const vm::Value& v, const VarRef& param, InputContext& ctx) {
   std::string why;
   if (!vm::toEvalValue(v, ev, why)) return Error(fmt::format("{}: {}", param->name, why));
   PrimVarMap trial = ctx.syms;
-  if (!sinfoMatch(sinfoOf(param), valueSInfo(ev), trial))
+  StructInfo got = valueSInfo(ev);
+  // A VM scalar carries no dtype: a float for an R.Prim float parameter (an int for an int one)
+  // is taken in the parameter's dtype.
+  if (auto want = sinfoOf(param).as<PrimSInfo>(); want && !want->dtype.isVoid())
+    if ((v.kind == vm::Value::Float && want->dtype.isFloat()) || (v.kind == vm::Value::Int && !want->dtype.isFloat()))
+      got = make<PrimSInfo>(want->dtype, v.kind == vm::Value::Int ? intImm(v.i, want->dtype) : PrimExpr());
+  if (!sinfoMatch(sinfoOf(param), got, trial))
     return Error(fmt::format("{}: got {}, but the parameter is annotated {}", param->name, v.describe(), printStructInfo(sinfoOf(param))));
   ctx.syms = std::move(trial);
   return okStatus();

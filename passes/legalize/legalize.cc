@@ -70,7 +70,21 @@ std::optional<te::Tensor> Ctx::tensor(const Expr& e) {
   return p;
 }
 
+PrimExpr Ctx::scalarInput(const Expr& e) {
+  auto p = sinfoOf(e).as<PrimSInfo>();
+  if (!p || p->dtype.isVoid()) return nullptr;
+  std::string name;
+  if (auto v = e.as<Var>(); v && !positional) name = v->name;
+  else name = inputs.size() < 26 ? std::string(1, char('a' + inputs.size())) : "scalar" + std::to_string(inputs.size());
+  te::Tensor t;
+  t.scalar = make<PrimVar>(name, p->dtype);
+  inputs.push_back(t);
+  tirArgs.push_back(e);
+  return t.scalar;
+}
+
 PrimExpr Ctx::scalarConst(const Expr& e) const {
+  if (auto pv = e.as<PrimValue>(); pv && (pv->value->kind() == NodeKind::IntImm || pv->value->kind() == NodeKind::FloatImm)) return pv->value;
   auto c = e.as<Constant>();
   if (!c || !c->data || !c->data->shape.empty()) return nullptr;
   DataType t = c->data->dtype;

@@ -28,8 +28,12 @@ class Ctx {
   // B, ... by position otherwise, as TVM's call_te does). nullopt when its shape is unknown.
   std::optional<te::Tensor> tensor(const Expr& e);
   std::optional<te::Tensor> arg(size_t i) { return i < call.args.size() ? tensor(call.args[i]) : std::nullopt; }
-  // A 0-d constant argument as a scalar of its dtype (TVM folds those into binary kernels).
+  // A 0-d constant argument (or a constant prim value) as a scalar of its dtype (TVM folds those
+  // into binary kernels).
   PrimExpr scalarConst(const Expr& e) const;
+  // An R.Prim argument known only at run time as a scalar parameter of the kernel (its value is
+  // passed by call_tir, as TVM's call_te does); null when `e` is not one.
+  PrimExpr scalarInput(const Expr& e);
   // The known value of a PrimValue argument, mapped into the kernel (null when unknown).
   PrimExpr primArg(size_t i);
   // Output i of the call (its struct info): shape in kernel terms and dtype; nullopt when unknown.

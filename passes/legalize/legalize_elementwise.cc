@@ -20,12 +20,18 @@ Rule binaryRule(const std::string& topiName, BinFn fn) {
     if (!shape) return {};
     PrimExpr sa = ctx.scalarConst(ctx.call.args[0]), sb = ctx.scalarConst(ctx.call.args[1]);
     std::optional<Tensor> a, b;
-    if (!sa && !(a = ctx.arg(0))) return {};
-    if (!sb && !(b = ctx.arg(1))) return {};
-    if (sa && sb) return {};
-    // Scalars take the other operand's dtype (topi's const conversion).
-    if (sa && a == std::nullopt) sa = te::constant(sa->dtype.isFloat() ? static_cast<const FloatImm&>(*sa).value : double(asIntImm(sa)->value), b->dtype());
-    if (sb && b == std::nullopt) sb = te::constant(sb->dtype.isFloat() ? static_cast<const FloatImm&>(*sb).value : double(asIntImm(sb)->value), a->dtype());
+    // An operand is a tensor, a constant scalar, or an R.Prim known at run time (a kernel param).
+    if (!sa && !(a = ctx.arg(0)) && !(sa = ctx.scalarInput(ctx.call.args[0]))) return {};
+    if (!sb && !(b = ctx.arg(1)) && !(sb = ctx.scalarInput(ctx.call.args[1]))) return {};
+    if (!a && !b) return {};
+    // Constant scalars take the other operand's dtype (topi's const conversion).
+    auto convert = [](const PrimExpr& s, DataType t) -> PrimExpr {
+      if (s->kind() == NodeKind::FloatImm) return te::constant(static_cast<const FloatImm&>(*s).value, t);
+      if (auto k = asIntImm(s)) return te::constant(double(k->value), t);
+      return s->dtype == t ? s : PrimExpr(make<Cast>(t, s));
+    };
+    if (sa) sa = convert(sa, b->dtype());
+    if (sb) sb = convert(sb, a->dtype());
     std::vector<PrimExpr> out = *shape;
     return {ctx.kb.compute("T_" + topiName, out, ctx.outDtype(), [&](const Indices& i) {
       PrimExpr x = a ? (*a)(broadcastIndex(*a, i, out)) : sa;

@@ -304,6 +304,10 @@ PrimFuncRef KernelBuilder::build(const std::vector<Tensor>& inputs, const std::v
   auto func = make<PrimFunc>();
   for (auto* list : {&inputs, &outputs})
     for (auto& t : *list) {
+      if (t.scalar) {
+        func->params.push_back(t.scalar);
+        continue;
+      }
       auto handle = make<PrimVar>("var_" + t.buf->name, DataType::handle());
       func->params.push_back(handle);
       func->bufferMap.emplace_back(handle, t.buf);

@@ -16,6 +16,7 @@ using Indices = std::vector<PrimExpr>;
 // A tensor of the kernel: an input placeholder or the buffer a compute stage writes.
 struct Tensor {
   BufferRef buf;
+  PrimVarRef scalar;  // instead of buf: a scalar parameter of the kernel (an R.Prim argument)
   const std::vector<PrimExpr>& shape() const { return buf->shape; }
   size_t ndim() const { return buf->shape.size(); }
   DataType dtype() const { return buf->dtype; }
