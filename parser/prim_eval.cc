@@ -5,6 +5,7 @@
 #include "ir/arith.h"
 
 #include <cmath>
+#include <limits>
 
 #include "ir/arith.h"
 
@@ -305,6 +306,21 @@ struct Evaluator {
   Result<PrimExpr> evalCall(const ast::Expr* e) {
     std::string callee = e->a->dottedName();
     if (callee == "T.Let") return evalLet(e);
+    if (callee == "T.min_value" || callee == "T.max_value") {
+      // The lowest / highest finite value of a dtype, as an immediate (TVM's tir.min_value).
+      if (e->items.size() != 1 || e->items[0]->kind != ast::Expr::Str) return Error(callee + " takes a dtype string such as \"float32\"", e->span);
+      auto t = DataType::parse(e->items[0]->str);
+      if (!t || t->lanes != 1) return Error("unknown dtype \"" + e->items[0]->str + "\"", e->items[0]->span);
+      bool lowest = callee == "T.min_value";
+      if (t->isFloat()) {
+        double m = t->bits == 16 ? (t->code == DataType::BFloat ? 3.3895313892515355e38 : 65504.0) : t->bits == 32 ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+        return floatImm(lowest ? -m : m, *t);
+      }
+      if (t->isBool()) return boolImm(!lowest);
+      if (t->isUInt()) return intImm(lowest ? 0 : (t->bits >= 64 ? -1 : (int64_t(1) << t->bits) - 1), *t);
+      int64_t hi = t->bits >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (t->bits - 1)) - 1;
+      return intImm(lowest ? -hi - 1 : hi, *t);
+    }
     if (auto t = tirDtypeCallee(callee)) {
       // T.int64(3), T.float32(0.5), T.float32("inf"), T.bool(True)
       if (e->items.size() != 1) return Error("'" + callee + "(...)' takes one value here", e->span);
