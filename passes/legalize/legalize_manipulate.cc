@@ -218,8 +218,8 @@ void registerManipulateRules() {
     int64_t axis = normAxis(ops::attrInt(ctx.call, "axis", 0), nd);
     if (axis < 0 || axis >= int64_t(nd)) return {};
     return {ctx.kb.compute("T_concat", *shape, ctx.outDtype(), [&](const Indices& i) {
-      // Select chain built from the last part backwards: part p is read when i[axis] lies below
-      // the end of part p (earlier parts were tested first, further out in the chain).
+      // topi's if_then_else chain, the last part outermost: part p is read when i[axis] has reached
+      // its start (later parts were tested first, further out in the chain).
       std::vector<PrimExpr> starts{intImm(0)};
       for (size_t p = 0; p < parts.size(); ++p) starts.push_back(add(starts.back(), parts[p].shape()[axis]));
       auto load = [&](size_t p) {
@@ -227,8 +227,9 @@ void registerManipulateRules() {
         idx[axis] = simplify(sub(i[axis], starts[p]));
         return parts[p](idx);
       };
-      PrimExpr v = load(parts.size() - 1);
-      for (size_t p = parts.size() - 1; p-- > 0;) v = make<Select>(te::bin(NodeKind::LT, i[axis], simplify(starts[p + 1])), load(p), v);
+      PrimExpr v = load(0);
+      for (size_t p = 1; p < parts.size(); ++p)
+        v = te::call("tir.if_then_else", v->dtype, {te::bin(NodeKind::LE, simplify(starts[p]), i[axis]), load(p), v});
       return v;
     }, "ax")};
   });
