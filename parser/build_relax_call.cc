@@ -441,7 +441,7 @@ bool isSpecialRCallee(std::string_view callee) {
   static const std::unordered_set<std::string_view> names = {
       "R.const", "R.call_packed", "R.shape", "R.prim_value", "R.str", "R.dtype", "R.tuple", "R.ExternFunc",
       "R.Tensor", "R.Shape", "R.Tuple", "R.Object", "R.Prim", "R.Callable", "R.device", "R.cpu", "R.cuda",
-      "R.match_cast", "R.output", "R.func_attr", "R.dataflow"};
+      "R.match_cast", "R.output", "R.func_attr", "R.dataflow", "R.nn.relu6"};
   return names.count(callee) != 0;
 }
 }  // namespace
@@ -462,6 +462,21 @@ Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
   // Nearly every call is an op call (R.add, R.nn.softmax, ...): no need to try each name below.
   if (callee.compare(0, 2, "R.") == 0 && !isSpecialRCallee(callee)) return opCall();
   if (callee == "R.const") return expr(evalConst(e));
+  if (callee == "R.nn.relu6") {
+    // TVMScript sugar: R.nn.relu6(x) is R.clip(x, 0, 6).
+    RLX_TRY_STATUS(checkKwargs(e, {"data"}, 1));
+    auto* x = argAt(e, 0, "data");
+    if (!x) return Error("R.nn.relu6 needs its input", e->span);
+    RLX_TRY(v, evalValue(x));
+    auto prim = [](int64_t k) {
+      PyValue p;
+      p.kind = PyValue::Prim;
+      p.prim = intImm(k);
+      return p;
+    };
+    RLX_TRY(call, buildOpCall(*findOp("relax.clip"), {v, prim(0), prim(6)}, {}));
+    return PyValue::ofExpr(call, e->span);
+  }
   if (callee == "T.index_map") {
     RLX_TRY_STATUS(checkKwargs(e, {"mapping", "index_dtype", "inverse_index_map"}, 1));
     auto* fn = argAt(e, 0, "mapping");
