@@ -8,8 +8,8 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
+from ort_cases import save_case
 
 MS = "com.microsoft"
 rng = np.random.default_rng(0)
@@ -28,15 +28,7 @@ def write_case(root, name, node, inputs, outputs_info, initializers=()):
         initializer=[numpy_helper.from_array(a, n) for n, a in initializers])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
     model.ir_version = 8
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    results = sess.run(None, {n: a for n, a in inputs})
-    d = os.path.join(root, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    onnx.save(model, os.path.join(d, "model.onnx"))
-    for k, (n, a) in enumerate(inputs):
-        onnx.save_tensor(numpy_helper.from_array(a, n), os.path.join(d, "test_data_set_0", f"input_{k}.pb"))
-    for k, ((n, _, _), r) in enumerate(zip(outputs_info, results)):
-        onnx.save_tensor(numpy_helper.from_array(r, n), os.path.join(d, "test_data_set_0", f"output_{k}.pb"))
+    save_case(root, name, model, inputs)
 
 
 def main(root):

@@ -9,8 +9,8 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
+from ort_cases import save_case
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 rng = np.random.default_rng(0)
@@ -32,15 +32,7 @@ def write_case(root, name, nodes, inputs, input_infos, outputs_info, opset=17):
     graph = helper.make_graph(nodes, name, input_infos, [vi(n, t, s) for n, t, s in outputs_info])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
-    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    results = sess.run(None, dict(inputs))
-    d = os.path.join(root, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    onnx.save(model, os.path.join(d, "model.onnx"))
-    for k, (n, a) in enumerate(inputs):
-        onnx.save_tensor(numpy_helper.from_array(a, n), os.path.join(d, "test_data_set_0", f"input_{k}.pb"))
-    for k, ((n, _, _), r) in enumerate(zip(outputs_info, results)):
-        onnx.save_tensor(numpy_helper.from_array(r, n), os.path.join(d, "test_data_set_0", f"output_{k}.pb"))
+    save_case(root, name, model, inputs)
 
 
 def loop_body(name, nodes, state_in, outs, cond_out="cond_out"):

@@ -8,8 +8,8 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
+from ort_cases import save_case
 
 rng = np.random.default_rng(0)
 
@@ -21,13 +21,7 @@ def write_case(root, name, x, w, b=None, **attrs):
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    y = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, dict(inputs))[0]
-    d = os.path.join(root, name, "test_data_set_0")
-    os.makedirs(d, exist_ok=True)
-    onnx.save(model, os.path.join(root, name, "model.onnx"))
-    for k, (n, a) in enumerate(inputs):
-        onnx.save_tensor(numpy_helper.from_array(a, n), os.path.join(d, f"input_{k}.pb"))
-    onnx.save_tensor(numpy_helper.from_array(y, "y"), os.path.join(d, "output_0.pb"))
+    save_case(root, name, model, inputs)
 
 
 def f32(*shape):

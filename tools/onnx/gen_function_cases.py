@@ -9,8 +9,8 @@ import sys
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
+from ort_cases import save_case
 
 F = TensorProto.FLOAT
 LOCAL = "local.fn"
@@ -39,12 +39,7 @@ def write_case(root, name, node, x):
     graph = helper.make_graph([node], name, [helper.make_tensor_value_info("x", F, x.shape)], [helper.make_tensor_value_info("y", F, x.shape)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(LOCAL, 1)], functions=[scaled_leaky(), twice()])
     model.ir_version = 9
-    y = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
-    d = os.path.join(root, name, "test_data_set_0")
-    os.makedirs(d, exist_ok=True)
-    onnx.save(model, os.path.join(root, name, "model.onnx"))
-    onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(d, "input_0.pb"))
-    onnx.save_tensor(numpy_helper.from_array(y, "y"), os.path.join(d, "output_0.pb"))
+    save_case(root, name, model, [("x", x)])
 
 
 def main(root):
