@@ -464,6 +464,26 @@ struct Evaluator {
         if (args.size() != 1) return Error(callee + " takes one argument", e->span);
         return PrimExpr(make<PrimCall>(DataType::boolean(), "tir." + base, args));
       }
+    // TVM's runtime builtins (packed calls, argument stacks, anylists): kept as calls, printed back
+    // as written; string arguments stay strings. They return int32 (a handle for the stack makers).
+    static const char* builtins[] = {"call_packed", "call_cpacked", "call_packed_lowered", "call_cpacked_lowered", "tvm_stack_make_array",
+                                     "tvm_stack_make_shape", "tvm_stack_alloca", "anylist_getitem", "anylist_setitem_call_packed",
+                                     "anylist_setitem_call_cpacked", "anylist_resetitem", "tvm_check_return"};
+    for (auto* m : builtins)
+      if (base == m) {
+        std::vector<PrimExpr> args;
+        for (auto* a : e->items) {
+          if (a->kind == ast::Expr::Keyword) return Error("unexpected keyword argument '" + a->str + "'", a->span);
+          if (a->kind == ast::Expr::Str) {
+            args.push_back(make<TirStringImm>(a->str));
+            continue;
+          }
+          RLX_TRY(v, eval(a));
+          args.push_back(v);
+        }
+        DataType t = base.compare(0, 14, "tvm_stack_make") == 0 ? DataType::handle() : DataType::int32();
+        return PrimExpr(make<PrimCall>(t, "tir." + base, std::move(args)));
+      }
     if (callee.empty()) return Error("expected a scalar expression here", e->span);
     return Error("unknown function '" + callee + "' in a scalar expression", e->a->span);
   }
