@@ -462,6 +462,19 @@ Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
   // Nearly every call is an op call (R.add, R.nn.softmax, ...): no need to try each name below.
   if (callee.compare(0, 2, "R.") == 0 && !isSpecialRCallee(callee)) return opCall();
   if (callee == "R.const") return expr(evalConst(e));
+  // `x.astype("float16")` on a Relax value is R.astype(x, "float16") (TVMScript's Expr method).
+  if (e->a->kind == AK::Attribute && e->a->str == "astype" && e->a->a->kind == AK::Name && !primScope_.lookup(e->a->a->str)) {
+    RLX_TRY(x, evalExpr(e->a->a));
+    std::vector<PyValue> args = {PyValue::ofExpr(x, e->a->a->span)};
+    std::vector<std::pair<std::string, PyValue>> kwargs;
+    for (auto* a : e->items) {
+      RLX_TRY(v, evalValue(a->kind == AK::Keyword ? a->a : a));
+      if (a->kind == AK::Keyword) kwargs.push_back({a->str, v});
+      else args.push_back(v);
+    }
+    RLX_TRY(call, buildOpCall(*findOp("relax.astype"), std::move(args), std::move(kwargs)));
+    return PyValue::ofExpr(call, e->span);
+  }
   if (callee == "R.nn.relu6") {
     // TVMScript sugar: R.nn.relu6(x) is R.clip(x, 0, 6).
     RLX_TRY_STATUS(checkKwargs(e, {"data"}, 1));

@@ -286,14 +286,23 @@ Status RelaxBuilder::buildAssign(const ast::Stmt* s) {
 Status RelaxBuilder::buildAssignImpl(const ast::Stmt* s) {
   if (!s->value) return Error("an annotated name needs a value (`x: R.Tensor(...) = ...`)", s->span);
   if (s->target->kind == AK::Tuple) {
-    // `m, n = T.int64(), T.int64()` declares several symbolic vars at once (the TIR printer's form).
+    // `m, n = T.int64(), T.int64()` declares several symbolic vars at once (the TIR printer's form);
+    // an item with a value (`C = T.int64(15)`) names that constant for the shapes that follow.
     const ast::Expr* v = s->value;
     bool decls = v->kind == AK::Tuple && v->items.size() == s->target->items.size();
     for (size_t i = 0; decls && i < v->items.size(); ++i)
-      decls = s->target->items[i]->kind == AK::Name && v->items[i]->kind == AK::Call && tirDtypeCallee(v->items[i]->a->dottedName()) &&
-              (v->items[i]->items.empty() || (v->items[i]->items.size() == 1 && v->items[i]->items[0]->kind == AK::Keyword));
+      decls = s->target->items[i]->kind == AK::Name && v->items[i]->kind == AK::Call && tirDtypeCallee(v->items[i]->a->dottedName());
     if (decls) {
-      for (size_t i = 0; i < v->items.size(); ++i) RLX_TRY_STATUS(declareSymbolicVar(s->target->items[i]->str, v->items[i]));
+      for (size_t i = 0; i < v->items.size(); ++i) {
+        const ast::Expr* item = v->items[i];
+        bool declaration = item->items.empty() || (item->items.size() == 1 && item->items[0]->kind == AK::Keyword);
+        if (declaration) {
+          RLX_TRY_STATUS(declareSymbolicVar(s->target->items[i]->str, item));
+        } else {
+          RLX_TRY(value, evalPrimValue(item));
+          primScope_.define(s->target->items[i]->str, value);
+        }
+      }
       return okStatus();
     }
     return Error("tuple unpacking is not supported in Relax; bind the tuple and index it (t[0])", s->target->span);
