@@ -250,6 +250,13 @@ IRModuleRef parseModule(const std::string& text, const std::string& sourceName, 
     *opts.loneFunction = classes == 0 && defs == 1;
   }
   if (diag.errors().size() != before) return nullptr;
+  // A file without any module or function is most likely the wrong file (TVM refuses it too).
+  bool any = false;
+  for (auto* st : top) any = any || st->kind == ast::Stmt::FunctionDef || st->kind == ast::Stmt::ClassDef;
+  if (!any) {
+    diag.error(Error("no module or function found (expected an @I.ir_module class or an @R.function / @T.prim_func def)", sources::spanAt(file, 0, 0)));
+    return nullptr;
+  }
   return mod;
 }
 

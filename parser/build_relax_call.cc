@@ -204,6 +204,9 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
         return StructInfo(make<TensorSInfo>(s, t, -1, vdev));
       }
       RLX_TRY(dims, evalDims(shape, sigMode));
+      for (size_t k = 0; k < dims.size(); ++k)
+        if (auto c = dims[k].as<IntImm>(); c && c->value < 0)
+          return Error("a tensor dimension cannot be negative (" + std::to_string(c->value) + ")", k < shape->items.size() ? shape->items[k]->span : shape->span);
       return tensorSInfo(std::move(dims), t, vdev);
     }
     return StructInfo(make<TensorSInfo>(nullptr, t, ndim, vdev));

@@ -27,12 +27,16 @@ std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, Diag
   std::vector<LogicalLine> lines;
   std::vector<std::pair<char, size_t>> brackets;  // open brackets of the current line (reused)
   size_t i = 0, n = text.size();
+  char indentChar = 0;  // what the first indented line used: ' ' or '\t' (Python's TabError)
+  bool tabErrorReported = false;
   while (i < n) {
     // Indentation of this physical line.
     size_t lineStart = i;
     uint32_t indent = 0;
+    bool spaces = false, tabs = false;
     while (i < n && (text[i] == ' ' || text[i] == '\t')) {
       indent += text[i] == '\t' ? 8 - indent % 8 : 1;
+      (text[i] == '\t' ? tabs : spaces) = true;
       ++i;
     }
     if (i >= n) break;
@@ -40,6 +44,15 @@ std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, Diag
       while (i < n && text[i] != '\n') ++i;
       ++i;
       continue;
+    }
+    if ((spaces || tabs) && !tabErrorReported) {
+      bool mixed = (spaces && tabs) || (indentChar == ' ' && tabs) || (indentChar == '\t' && spaces);
+      if (mixed) {
+        diag.error(Error("inconsistent use of tabs and spaces in indentation", sources::spanAt(file, uint32_t(lineStart), uint32_t(i - lineStart))));
+        tabErrorReported = true;
+      } else if (!indentChar) {
+        indentChar = tabs ? '\t' : ' ';
+      }
     }
     size_t start = i;
     brackets.clear();

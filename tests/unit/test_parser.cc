@@ -47,10 +47,25 @@ TEST_CASE("parser: garbage bytes give diagnostics", "[parser]") {
   CHECK(!errors.empty());
 }
 
-TEST_CASE("parser: an empty file is an empty module", "[parser]") {
+TEST_CASE("parser: an empty file is an error; an empty module class is an empty module", "[parser]") {
   std::string errors;
-  std::string out = roundTrip("", &errors);
+  CHECK(roundTrip("", &errors).empty());
+  CHECK(errors.find("1:1: error: no module or function found") != std::string::npos);
+  CHECK(roundTrip("# only a comment\n", &errors).empty());
+  std::string out = roundTrip("@I.ir_module\nclass Module:\n    pass\n", &errors);
   CHECK(out == "# from tvm.script import ir as I\n\n@I.ir_module\nclass Module:\n    pass\n");
+}
+
+TEST_CASE("parser: tabs mixed with spaces in indentation is Python's TabError", "[parser]") {
+  std::string errors;
+  CHECK(roundTrip("@R.function\ndef f(x: R.Tensor((2,), \"float32\")):\n    y = x\n\treturn y\n", &errors).empty());
+  CHECK(errors.find("4:1: error: inconsistent use of tabs and spaces in indentation") != std::string::npos);
+}
+
+TEST_CASE("parser: a negative static dimension is an error", "[parser]") {
+  std::string errors;
+  CHECK(roundTrip("@R.function\ndef f(x: R.Tensor((-2,), \"float32\")):\n    return x\n", &errors).empty());
+  CHECK(errors.find("2:20: error: a tensor dimension cannot be negative (-2)") != std::string::npos);
 }
 
 TEST_CASE("parser: symbolic dims in compound signature strings define and reuse vars", "[parser]") {
