@@ -214,8 +214,14 @@ Result<PyValue> RelaxBuilder::evalValue(const ast::Expr* e) {
         c->span = e->span;
         return PyValue::ofExpr(c, e->span);
       }
-      RLX_TRY(base, evalExpr(e->a));
       if (e->items.size() != 1 || e->items[0]->kind != AK::Int) return Error("tuple indices must be integer literals", e->span);
+      // `(a, b)[0]` indexes a literal: Python gives the element itself, as TVMScript does.
+      if (e->a->kind == AK::Tuple || e->a->kind == AK::List) {
+        int64_t n = int64_t(e->a->items.size()), k = e->items[0]->i < 0 ? e->items[0]->i + n : e->items[0]->i;
+        if (k < 0 || k >= n) return Error("tuple index " + std::to_string(e->items[0]->i) + " is out of range for " + std::to_string(n) + " elements", e->items[0]->span);
+        return evalValue(e->a->items[size_t(k)]);
+      }
+      RLX_TRY(base, evalExpr(e->a));
       int64_t idx = e->items[0]->i;
       auto ts = sinfoOf(base).as<TupleSInfo>();
       if (!ts) return Error("only tuples can be indexed in Relax", e->span);

@@ -62,6 +62,12 @@ TEST_CASE("parser: tabs mixed with spaces in indentation is Python's TabError", 
   CHECK(errors.find("4:1: error: inconsistent use of tabs and spaces in indentation") != std::string::npos);
 }
 
+TEST_CASE("parser: indexing a tuple literal gives the element, as Python does", "[parser]") {
+  // The Inline pass can print `(A, B)[0]`; it must re-parse (parser fuzzer finding).
+  std::string out = roundTrip(std::string(kHeader) + "        y = (x, x)[1]\n        return y\n");
+  CHECK(out.find("y: R.Tensor((2,), dtype=\"float32\") = x") != std::string::npos);
+}
+
 TEST_CASE("parser: a negative static dimension is an error", "[parser]") {
   std::string errors;
   CHECK(roundTrip("@R.function\ndef f(x: R.Tensor((-2,), \"float32\")):\n    return x\n", &errors).empty());
