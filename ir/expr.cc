@@ -2,6 +2,8 @@
 // Shared singletons (R.Object, void tuple) avoid allocating the commonest struct infos repeatedly.
 #include "ir/expr.h"
 
+#include <algorithm>
+
 #include "ir/op.h"
 
 namespace rlx {
@@ -35,6 +37,11 @@ StructInfo primFuncSInfo() {
 bool isVoidSInfo(const StructInfo& s) {
   auto t = s.as<TupleSInfo>();
   return t && t->fields.empty();
+}
+
+std::string fullVDevice(const std::string& v) {
+  auto colons = std::count(v.begin(), v.end(), ':');
+  return colons >= 2 ? v : v + (colons == 0 ? ":0:global" : ":global");
 }
 
 StructInfo tensorSInfo(std::vector<PrimExpr> dims, DataType t, std::string vdev) {

@@ -80,6 +80,8 @@ class FuncSInfo final : public StructInfoNode {
 StructInfo objectSInfo();  // shared R.Object
 StructInfo voidSInfo();    // shared empty R.Tuple
 StructInfo tensorSInfo(std::vector<PrimExpr> dims, DataType t, std::string vdev = {});
+// A vdevice as TVMScript may write it ("llvm", "cuda:1") in full: "kind:index:scope".
+std::string fullVDevice(const std::string& v);
 bool isVoidSInfo(const StructInfo& s);
 // A PrimFunc called directly (destination passing) returns nothing and may write its arguments.
 StructInfo primFuncSInfo();

@@ -191,9 +191,7 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
     std::string vdev;
     if (auto* vd = argAt(e, 2, "vdevice")) {
       if (vd->kind != AK::Str) return Error("vdevice must be a string like \"llvm:0:global\"", vd->span);
-      vdev = vd->str;
-      if (std::count(vdev.begin(), vdev.end(), ':') == 1) vdev += ":global";
-      else if (std::count(vdev.begin(), vdev.end(), ':') == 0) vdev += ":0:global";
+      vdev = fullVDevice(vd->str);
     }
     if (shape && shape->kind != AK::NoneLit) {
       if (ndim != -1) return Error("R.Tensor takes either a shape or ndim, not both", e->span);

@@ -156,8 +156,6 @@ void RelaxPrinter::printFunction(const Function& f, const std::string& name, boo
   auto outerSigVars = sigVars;
   std::vector<std::string> sigDecls;
   if (topLevel) {
-    usedVarsRoot = f.body;
-    usedVarsReady = false;
     hoisted = &localHoisted;
     preludeFrame = ctx.names.depth() - 1;
     declared.clear();
@@ -298,17 +296,6 @@ void RelaxPrinter::printBinding(const Binding& b) {
   const std::string& name = ctx.names.define(b.var.get(), b.var->name);
   if (annotate) ctx.line({name, ": ", ann, " = ", rhs});
   else ctx.line({name, " = ", rhs});
-}
-
-bool RelaxPrinter::isUsedVar(const Var* v) {
-  if (!usedVarsReady) {
-    usedVars.clear();
-    walkExpr(usedVarsRoot, [this](const Expr& e) {
-      if (auto v = e.as<Var>()) usedVars.insert(v.get());
-    });
-    usedVarsReady = true;
-  }
-  return usedVars.contains(v);
 }
 
 void RelaxPrinter::printIf(const Binding& b, const If& node) {

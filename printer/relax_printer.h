@@ -23,11 +23,7 @@ class RelaxPrinter {
   // Vars used anywhere in the top-level function being printed: a void binding prints as a bare
   // statement only when nothing refers to its var (otherwise the text would not re-parse).
   // Collected on the first void binding, as most functions have none.
-  bool isUsedVar(const Var* v);
   std::unordered_set<const Var*> voidVars;  // bound to a void value: printed as R.tuple()
-  Expr usedVarsRoot;
-  bool usedVarsReady = false;
-  FlatSet<const Var*> usedVars;
   std::vector<NDArrayRef> metadata;
 
   void printFunction(const Function& f, const std::string& name, bool topLevel, bool isPrivate);

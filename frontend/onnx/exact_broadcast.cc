@@ -26,10 +26,11 @@ Expr dimsTensor(GraphImporter& g, const std::vector<PrimExpr>& dims) { return ca
 }  // namespace
 
 Expr exactBroadcast(GraphImporter& g, const Call& call) {
-  auto info = findOp(call.opName());
-  if (!info || info->pattern != OpPattern::Broadcast) return nullptr;
+  // Every call the importer emits passes here: the struct info test comes before the op lookup.
   auto out = call.sinfo.as<TensorSInfo>();
   if (!out || out->dims() || out->ndim < 0) return nullptr;
+  auto info = findOp(call.opName());
+  if (!info || info->pattern != OpPattern::Broadcast) return nullptr;
   size_t rank = size_t(out->ndim);
   std::vector<const std::vector<PrimExpr>*> shapes;
   for (auto& a : call.args) {

@@ -79,6 +79,20 @@ class GraphImporter {
   BlockBuilder bb_;
 };
 
+// Runs `build` in a plain binding block of its own and returns the block (null when empty); the
+// block is closed even when `build` throws (a converter's failure), so the builder stays balanced.
+template <typename F>
+BlockRef inBlock(BlockBuilder& bb, F&& build) {
+  bb.beginBlock(false);
+  try {
+    build();
+  } catch (...) {
+    bb.endBlock();
+    throw;
+  }
+  return bb.endBlock();
+}
+
 // A broadcasting op call whose result sizes cannot be known at import, rebuilt with operands
 // expanded to a common shape computed at run time (exact_broadcast.cc); null when not needed.
 Expr exactBroadcast(GraphImporter& g, const Call& call);

@@ -95,6 +95,13 @@ std::vector<Ref<PrimVar>> outerSizeVars(const BlockRef& block, const VarSet& def
   return out;
 }
 
+// A SeqExpr of `block` (none when null) returning `result`.
+Expr seqOf(const BlockRef& block, const Expr& result) {
+  auto seq = make<SeqExpr>(block ? std::vector<BlockRef>{block} : std::vector<BlockRef>{}, result);
+  seq->sinfo = sinfoOfExpr(result);
+  return seq;
+}
+
 // A value whose sizes the call could not state (they change in the loop) gets fresh size vars.
 Expr withSizes(NodeCtx& c, const Expr& e) {
   auto t = tensorInfo(e);
@@ -138,21 +145,16 @@ Outputs emitRunTimeLoop(NodeCtx& c, const ::onnx::GraphProto& body, const RunTim
     std::vector<OValue> inputs;
     if (loop.isLoop) inputs = {{iVar}, {condVar}};
     for (auto& v : stateVars) inputs.push_back({v});
-    bb.beginBlock(false);
-    try {
+    bodyBlock = inBlock(bb, [&] {
       for (auto& s : loop.scanInputs) {
         Expr at = iVar;
         if (s.reverse) at = c.op("subtract", {ex(c.op("subtract", {ex(tripsVar), ex(c.scalar(1, i64))})), ex(iVar)});
         inputs.push_back({c.op("take", {ex(s.x), ex(at)}, {{"axis", build::i(s.axis)}})});
       }
       outs = g.inlineSubgraph(body, inputs);
-    } catch (...) {
-      bb.endBlock();
-      throw;
-    }
+    });
     bool changed = false;
     for (size_t j = 0; j < n; ++j) stateSInfo[j] = widen(g, stateSInfo[j], sinfoOfExpr(outs[first + j]), fresh, changed);
-    bodyBlock = bb.endBlock();
     if (!changed) break;
     if (attempt == 8) fail("the shapes of the loop-carried values do not settle");
   }
@@ -245,9 +247,8 @@ Outputs emitRunTimeLoop(NodeCtx& c, const ::onnx::GraphProto& body, const RunTim
   GlobalVarRef self = g.declareFunction(name, fsinfo);
 
   // Then-branch: the step's bindings, the grown accumulators, the recursive call.
-  bb.beginBlock(false);
   Expr thenResult;
-  try {
+  BlockRef thenBlock = inBlock(bb, [&] {
     if (bodyBlock)
       for (auto& b : bodyBlock->bindings) bb.addBinding(b);
     Expr nextCond = condVar;
@@ -280,52 +281,25 @@ Outputs emitRunTimeLoop(NodeCtx& c, const ::onnx::GraphProto& body, const RunTim
         continue;
       }
       // grown = elem[None] if i == 0 else concat(acc, elem[None])
-      bb.beginBlock(false);
       Expr appended;
-      try {
-        appended = append();
-      } catch (...) {
-        bb.endBlock();
-        throw;
-      }
-      BlockRef appendBlock = bb.endBlock();
-      auto firstSeq = make<SeqExpr>(std::vector<BlockRef>{}, elem);
-      firstSeq->sinfo = sinfoOfExpr(elem);
-      auto laterSeq = make<SeqExpr>(appendBlock ? std::vector<BlockRef>{appendBlock} : std::vector<BlockRef>{}, appended);
-      laterSeq->sinfo = sinfoOfExpr(appended);
+      BlockRef appendBlock = inBlock(bb, [&] { appended = append(); });
       Expr isFirst = c.op("equal", {ex(iVar), ex(c.scalar(0, i64))});
-      args.push_back(c.emit(make<If>(isFirst, firstSeq, laterSeq)));
+      args.push_back(c.emit(make<If>(isFirst, seqOf(nullptr, elem), seqOf(appendBlock, appended))));
     }
     args.insert(args.end(), captured.begin(), captured.end());
     if (sizesVar) args.push_back(shapeExpr(sizeArgs));
     thenResult = c.emit(make<Call>(self, args));
-  } catch (...) {
-    bb.endBlock();
-    throw;
-  }
-  BlockRef thenBlock = bb.endBlock();
-  std::vector<BlockRef> thenBlocks;
-  if (thenBlock) thenBlocks.push_back(thenBlock);
-  auto thenSeq = make<SeqExpr>(thenBlocks, thenResult);
-  thenSeq->sinfo = sinfoOfExpr(thenResult);
+  });
   std::vector<Expr> finals(stateVars.begin(), stateVars.end());
   finals.insert(finals.end(), accVars.begin(), accVars.end());
-  Expr finalTuple = make<Tuple>(finals);
-  auto elseSeq = make<SeqExpr>(std::vector<BlockRef>{}, finalTuple);
-  elseSeq->sinfo = sinfoOfExpr(bb.normalize(finalTuple).value());
+  Expr finalTuple = bb.normalize(make<Tuple>(finals)).value();
 
-  bb.beginBlock(false);
   Expr result;
-  try {
+  BlockRef fnBlock = inBlock(bb, [&] {
     Expr go = c.op("logical_and", {ex(condVar), ex(c.op("less", {ex(iVar), ex(tripsVar)}))});
-    result = c.emit(make<If>(go, thenSeq, elseSeq));
-  } catch (...) {
-    bb.endBlock();
-    throw;
-  }
-  auto fnBody = make<SeqExpr>(std::vector<BlockRef>{bb.endBlock()}, result);
-  fnBody->sinfo = sinfoOfExpr(result);
-  Expr bodyExpr = substituteVars(fnBody, toParam);
+    result = c.emit(make<If>(go, seqOf(thenBlock, thenResult), seqOf(nullptr, finalTuple)));
+  });
+  Expr bodyExpr = substituteVars(seqOf(fnBlock, result), toParam);
   auto fn = make<Function>(params, bodyExpr, ret, true, nullptr);
   fn->sinfo = fsinfo;
   g.defineFunction(self, fn);

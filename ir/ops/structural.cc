@@ -575,11 +575,7 @@ void registerStructuralOps() {
       .params({arg("data"), reqAttr("dst_vdevice", OpParam::StrAttr)})
       .fixup([](Call& c) -> Status {
         // "llvm" and "llvm:0" name "llvm:0:global", as in R.Tensor(..., vdevice=...).
-        if (const Attr* a = findAttr(c, "dst_vdevice"); a && *a && (*a)->kind == AttrValue::Str) {
-          std::string v = (*a)->s;
-          auto colons = std::count(v.begin(), v.end(), ':');
-          if (colons < 2) setAttr(c, "dst_vdevice", AttrValue::str(v + (colons == 0 ? ":0:global" : ":global")));
-        }
+        if (const Attr* a = findAttr(c, "dst_vdevice"); a && *a && (*a)->kind == AttrValue::Str) setAttr(c, "dst_vdevice", AttrValue::str(fullVDevice((*a)->s)));
         return okStatus();
       })
       .infer(inferToVDevice)
