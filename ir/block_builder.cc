@@ -6,6 +6,7 @@
 
 #include "ir/arith.h"
 #include "ir/op.h"
+#include "ir/ops/infer_util.h"
 #include "ir/struct_info.h"
 
 namespace rlx {
@@ -78,8 +79,10 @@ Result<VarRef> BlockBuilder::emit(Expr value, const std::string& name, Span span
   RLX_TRY(v, normalize(value));
   StructInfo s = sinfoOf(v);
   if (annotation) {
-    if (!sinfoIsBaseOf(annotation, s) && !sinfoIsBaseOf(s, annotation))
-      return Error("the annotation does not match the value's struct info (value is inferred as a different kind)", span);
+    // As TVM: only an annotation no run-time check could satisfy is refused; symbolic extents
+    // that merely cannot be proven equal stay the author's claim.
+    if (sinfoNeverBaseOf(annotation, s))
+      return Error("the annotation " + ops::sinfoStr(annotation) + " can never hold for the value, inferred as " + ops::sinfoStr(s), span);
     // Annotated bindings are the norm in printed modules; one struct info per binding, not two.
     if (!sameSInfoTree(annotation, s)) s = annotation;
   }

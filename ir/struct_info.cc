@@ -122,6 +122,60 @@ bool sinfoIsBaseOf(const StructInfo& base, const StructInfo& derived) {
   }
 }
 
+namespace {
+// Extents that differ by a known non-zero constant can never be equal.
+bool dimsNeverEqual(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+  if (a.size() != b.size()) return true;
+  for (size_t i = 0; i < a.size(); ++i) {
+    auto d = constInt(simplify(sub(a[i], b[i])));
+    if (d && *d != 0) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool sinfoNeverBaseOf(const StructInfo& base, const StructInfo& value) {
+  if (!base || !value || base->kind() == NodeKind::ObjectSInfo || value->kind() == NodeKind::ObjectSInfo) return false;
+  if (base->kind() != value->kind()) return true;
+  switch (base->kind()) {
+    case NodeKind::PrimSInfo: {
+      auto *b = static_cast<const PrimSInfo*>(base.get()), *d = static_cast<const PrimSInfo*>(value.get());
+      if (!b->dtype.isVoid() && !d->dtype.isVoid() && b->dtype != d->dtype) return true;
+      return b->value && d->value && dimsNeverEqual({b->value}, {d->value});
+    }
+    case NodeKind::ShapeSInfo: {
+      auto *b = static_cast<const ShapeSInfo*>(base.get()), *d = static_cast<const ShapeSInfo*>(value.get());
+      if (b->ndim != -1 && d->ndim != -1 && b->ndim != d->ndim) return true;
+      return b->values && d->values && dimsNeverEqual(*b->values, *d->values);
+    }
+    case NodeKind::TensorSInfo: {
+      auto *b = asTensor(base), *d = asTensor(value);
+      if (!b->dtype.isVoid() && !d->dtype.isVoid() && b->dtype != d->dtype) return true;
+      if (b->ndim != -1 && d->ndim != -1 && b->ndim != d->ndim) return true;
+      if (!b->vdevice.empty() && !d->vdevice.empty() && b->vdevice != d->vdevice) return true;
+      auto *db = b->dims(), *dd = d->dims();
+      return db && dd && dimsNeverEqual(*db, *dd);
+    }
+    case NodeKind::TupleSInfo: {
+      auto *b = static_cast<const TupleSInfo*>(base.get()), *d = static_cast<const TupleSInfo*>(value.get());
+      if (b->fields.size() != d->fields.size()) return true;
+      for (size_t i = 0; i < b->fields.size(); ++i)
+        if (sinfoNeverBaseOf(b->fields[i], d->fields[i])) return true;
+      return false;
+    }
+    case NodeKind::FuncSInfo: {
+      auto *b = static_cast<const FuncSInfo*>(base.get()), *d = static_cast<const FuncSInfo*>(value.get());
+      if (b->params && d->params) {
+        if (b->params->size() != d->params->size()) return true;
+        for (size_t i = 0; i < b->params->size(); ++i)
+          if (sinfoNeverBaseOf((*d->params)[i], (*b->params)[i])) return true;
+      }
+      return sinfoNeverBaseOf(b->ret, d->ret);
+    }
+    default: return false;
+  }
+}
+
 StructInfo sinfoLCA(const StructInfo& a, const StructInfo& b) {
   if (!a || !b) return objectSInfo();
   if (a.get() == b.get()) return a;

@@ -13,6 +13,10 @@ using PrimVarMap = std::unordered_map<const PrimVar*, PrimExpr>;
 bool sinfoEqual(const StructInfo& a, const StructInfo& b);
 // True when every value described by `derived` is also described by `base` (R.Object is base of all).
 bool sinfoIsBaseOf(const StructInfo& base, const StructInfo& derived);
+// True when no value described by `value` can be described by `base`, whatever its symbolic dims
+// turn out to be: a different kind, dtype, rank or constant extent (TVM's StructInfoBaseCheck
+// kFailL0, the only failure an annotation may not have). R.Object on either side never fails.
+bool sinfoNeverBaseOf(const StructInfo& base, const StructInfo& value);
 // The most specific struct info describing both (e.g. Tensor((2,3)) ∨ Tensor((2,4)) = Tensor(ndim=2)).
 StructInfo sinfoLCA(const StructInfo& a, const StructInfo& b);
 // Replaces symbolic vars by the mapped expressions (simplifying the results).

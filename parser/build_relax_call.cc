@@ -442,7 +442,8 @@ bool isSpecialRCallee(std::string_view callee) {
   static const std::unordered_set<std::string_view> names = {
       "R.const", "R.call_packed", "R.shape", "R.prim_value", "R.str", "R.dtype", "R.tuple", "R.ExternFunc",
       "R.Tensor", "R.Shape", "R.Tuple", "R.Object", "R.Prim", "R.Callable", "R.device", "R.cpu", "R.cuda",
-      "R.match_cast", "R.output", "R.func_attr", "R.dataflow", "R.nn.relu6"};
+      "R.match_cast", "R.output", "R.func_attr", "R.dataflow", "R.nn.relu6", "R.ShapeExpr", "R.TupleGetItem",
+      "R.emit_with_sinfo"};
   return names.count(callee) != 0;
 }
 }  // namespace
@@ -504,7 +505,45 @@ Result<PyValue> RelaxBuilder::evalCall(const ast::Expr* e) {
     return evalIndexMap(fn, dtype);
   }
   if (callee == "R.call_packed") return expr(evalCallPacked(e));
-  if (callee == "R.shape") {
+  if (callee == "R.TupleGetItem") {
+    // The node constructor itself: kept as written, a literal tuple too ((x,)[0] prints so).
+    RLX_TRY_STATUS(checkKwargs(e, {"tuple_value", "index"}, 2));
+    auto* t = argAt(e, 0, "tuple_value");
+    auto* i = argAt(e, 1, "index");
+    if (!t || !i || i->kind != AK::Int) return Error("R.TupleGetItem takes a tuple and an integer index", e->span);
+    RLX_TRY(base, evalExpr(t));
+    auto ts = sinfoOf(base).as<TupleSInfo>();
+    auto lit = base.as<Tuple>();
+    if (!ts && !lit) return Error("R.TupleGetItem needs a tuple, but the value is not one", t->span);
+    size_t n = lit ? lit->fields.size() : ts->fields.size();
+    if (i->i < 0 || size_t(i->i) >= n)
+      return Error("tuple index " + std::to_string(i->i) + " is out of range for " + std::to_string(n) + " elements", i->span);
+    Expr g = make<TupleGetItem>(base, int(i->i));
+    g->span = e->span;
+    return expr(g);
+  }
+  if (callee == "R.emit_with_sinfo") {
+    // R.emit_with_sinfo("relax.op", (args...), (sinfo...)): the op called with explicit sinfo_args.
+    RLX_TRY_STATUS(checkKwargs(e, {"op", "args", "sinfo_args"}, 3));
+    auto* name = argAt(e, 0, "op");
+    auto* args = argAt(e, 1, "args");
+    auto* sinfos = argAt(e, 2, "sinfo_args");
+    if (!name || name->kind != AK::Str || !args || (args->kind != AK::Tuple && args->kind != AK::List) || !sinfos)
+      return Error("R.emit_with_sinfo takes an op name, a tuple of arguments and the struct info", e->span);
+    const OpInfo* op = findOp(name->str);
+    if (!op) return Error("unknown operator '" + name->str + "'", name->span);
+    ast::Expr kw, call;
+    kw.kind = AK::Keyword;
+    kw.str = "sinfo_args";
+    kw.a = const_cast<ast::Expr*>(sinfos);
+    kw.span = sinfos->span;
+    call.kind = AK::Call;
+    call.span = e->span;
+    call.items = args->items;
+    call.items.push_back(&kw);
+    return evalOpCall(&call, *op);
+  }
+  if (callee == "R.shape" || callee == "R.ShapeExpr") {
     RLX_TRY_STATUS(checkKwargs(e, {"value"}, 1));
     auto* v = argAt(e, 0, "value");
     if (!v) return Error("R.shape needs a list of dimensions", e->span);

@@ -139,6 +139,41 @@ Result<Expr> RelaxBuilder::relaxBinary(const std::string& op, const Expr& a, con
   return Error("operator '" + op + "' is not supported on Relax values", span);
 }
 
+// TVMScript's DLTensor properties of a Relax tensor value: `A.ndim`, `A.elem_offset`,
+// `A.byte_offset`, `A.dtype.bits` (lanes, type_code), `A.shape[i]` and `A.strides[i]` are
+// R.inspect.* calls (relax.Expr's Python properties). Empty when `e` is not one of them.
+std::optional<Result<PyValue>> RelaxBuilder::tensorProperty(const ast::Expr* e) {
+  auto relaxVar = [&](const ast::Expr* x) { return x->kind == AK::Name && !primScope_.lookup(x->str) && lookupVar(x->str); };
+  auto call = [&](const char* op, const ast::Expr* tensor, const ast::Expr* axis) -> Result<PyValue> {
+    RLX_TRY(x, evalExpr(tensor));
+    std::vector<PyValue> args = {PyValue::ofExpr(x, tensor->span)};
+    if (axis) {
+      RLX_TRY(a, evalValue(axis));
+      args.push_back(a);
+    }
+    auto r = buildOpCall(*findOp(op), std::move(args), {});
+    if (!r.ok()) return r.error().at(e->span);
+    Expr c = r.value();
+    c->span = e->span;
+    return PyValue::ofExpr(c, e->span);
+  };
+  if (e->kind == AK::Attribute && relaxVar(e->a)) {
+    if (e->str == "ndim") return call("relax.inspect.tensor_ndim", e->a, nullptr);
+    if (e->str == "elem_offset") return call("relax.inspect.tensor_elem_offset", e->a, nullptr);
+    if (e->str == "byte_offset") return call("relax.inspect.tensor_byte_offset", e->a, nullptr);
+  }
+  if (e->kind == AK::Attribute && e->a->kind == AK::Attribute && e->a->str == "dtype" && relaxVar(e->a->a)) {
+    if (e->str == "bits") return call("relax.inspect.tensor_dtype_bits", e->a->a, nullptr);
+    if (e->str == "lanes") return call("relax.inspect.tensor_dtype_lanes", e->a->a, nullptr);
+    if (e->str == "type_code") return call("relax.inspect.tensor_dtype_code", e->a->a, nullptr);
+  }
+  if (e->kind == AK::Subscript && e->items.size() == 1 && e->a->kind == AK::Attribute && relaxVar(e->a->a)) {
+    if (e->a->str == "shape") return call("relax.inspect.tensor_shape_i", e->a->a, e->items[0]);
+    if (e->a->str == "strides") return call("relax.inspect.tensor_stride_i", e->a->a, e->items[0]);
+  }
+  return std::nullopt;
+}
+
 Result<PyValue> RelaxBuilder::evalValue(const ast::Expr* e) {
   PyValue out;
   out.span = e->span;
@@ -200,6 +235,7 @@ Result<PyValue> RelaxBuilder::evalValue(const ast::Expr* e) {
         out.sinfo = s;
         return out;
       }
+      if (auto v = tensorProperty(e)) return *v;
       return Error("unknown name '" + dotted + "'", e->span);
     }
     case AK::Subscript: {
@@ -214,6 +250,7 @@ Result<PyValue> RelaxBuilder::evalValue(const ast::Expr* e) {
         c->span = e->span;
         return PyValue::ofExpr(c, e->span);
       }
+      if (auto v = tensorProperty(e)) return *v;
       if (e->items.size() != 1 || e->items[0]->kind != AK::Int) return Error("tuple indices must be integer literals", e->span);
       // `(a, b)[0]` indexes a literal: Python gives the element itself, as TVMScript does.
       if (e->a->kind == AK::Tuple || e->a->kind == AK::List) {

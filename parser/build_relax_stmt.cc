@@ -160,7 +160,9 @@ FunctionRef RelaxBuilder::buildFunction(const ast::Stmt* def, bool pure, bool is
   // it (its tests return a tuple from `-> R.Tensor`), and neither does its well-formed check.
   if (retAnn && !sinfoIsBaseOf(retAnn, bodySInfo)) ret = retAnn;
   AttrsRef attrs = funcAttrs_;
-  if (!isPrivate && !globalSymbol.empty()) attrs = withDictAttr(attrs, "global_symbol", AttrValue::str(globalSymbol));
+  // A global_symbol the function states itself wins over its name (TVM keeps the written one).
+  if (!isPrivate && !globalSymbol.empty() && !(attrs && attrs->find("global_symbol")))
+    attrs = withDictAttr(attrs, "global_symbol", AttrValue::str(globalSymbol));
   result = make<Function>(params.value(), body.value(), ret, pure, attrs);
   result->span = def->span;
   restore();
@@ -333,6 +335,12 @@ Status RelaxBuilder::buildAssignImpl(const ast::Stmt* s) {
     ann = a;
   }
   RLX_TRY(v, evalExpr(value));
+  // TVM's quirk, matched: a call with a nested call argument is rebuilt when its argument is bound
+  // to a fresh var, and the rebuilt call's inferred struct info replaces the annotation unchecked.
+  if (ann)
+    if (auto c = v.as<Call>())
+      for (auto& a : c->args)
+        if (a.is<Call>()) ann = nullptr;
   bool out = takeBindingSlot(name);
   auto var = bb_.emit(v, name, s->target->span, ann, out);
   if (!var.ok()) return var.error().at(value->span);

@@ -86,6 +86,7 @@ class RelaxBuilder {
   Result<SeqExprRef> buildBody(const std::vector<ast::Stmt*>& body, Span span);
 
   Result<PyValue> evalCall(const ast::Expr* e);
+  std::optional<Result<PyValue>> tensorProperty(const ast::Expr* e);
   Result<PyValue> evalOpCall(const ast::Expr* e, const OpInfo& op);
   Result<Expr> evalConst(const ast::Expr* e);
   Result<Expr> evalCallPacked(const ast::Expr* e);
