@@ -498,7 +498,13 @@ PrimExpr Canon::simplifyOther(const PrimExpr& e) {
       case NodeKind::LE: case NodeKind::GT: case NodeKind::GE: {
         if (!index) break;
         Poly d = diff(a, b);
-        if (!d.isConst()) break;
+        if (!d.isConst()) {
+          // x + c1 < c2  ->  x < c2 - c1 (TVM's canonical comparison against a constant).
+          auto* ab = asBin(a);
+          auto* c1 = ab && (a->kind() == NodeKind::Add || a->kind() == NodeKind::Sub) ? asIntImm(ab->b) : nullptr;
+          if (ib && c1) return mkBin(k, dt, ab->a, mkInt(b->dtype, ib->value - (a->kind() == NodeKind::Add ? c1->value : -c1->value)));
+          break;
+        }
         int64_t v = d.base;
         bool r = k == NodeKind::EQ ? v == 0 : k == NodeKind::NE ? v != 0 : k == NodeKind::LT ? v < 0 : k == NodeKind::LE ? v <= 0 : k == NodeKind::GT ? v > 0 : v >= 0;
         return boolImm(r);
@@ -731,6 +737,29 @@ void collectVars(const PrimExpr& e, std::vector<Ref<PrimVar>>& out) { collectInt
 PrimExpr foldConstants(NodeKind k, const PrimExpr& a, const PrimExpr& b) {
   bool boolResult = isComparison(k) || k == NodeKind::And || k == NodeKind::Or;
   return foldBinary(k, boolResult ? DataType::boolean() : a->dtype, a, b);
+}
+
+bool proveNonNegativeShape(const PrimExpr& e) {
+  if (auto* i = asIntImm(e)) return i->value >= 0;
+  if (e->kind() == NodeKind::PrimVar) return e->dtype.isIntegral();
+  switch (e->kind()) {
+    case NodeKind::Add:
+    case NodeKind::Mul:
+    case NodeKind::Min:
+    case NodeKind::Max: {
+      auto* b = static_cast<const PrimBinary*>(e.get());
+      if (e->kind() == NodeKind::Max && (proveNonNegativeShape(b->a) || proveNonNegativeShape(b->b))) return true;
+      return proveNonNegativeShape(b->a) && proveNonNegativeShape(b->b);
+    }
+    case NodeKind::FloorDiv:
+    case NodeKind::FloorMod:
+    case NodeKind::Div: {
+      auto* b = static_cast<const PrimBinary*>(e.get());
+      auto* d = asIntImm(b->b);
+      return d && d->value > 0 && (e->kind() == NodeKind::FloorMod || proveNonNegativeShape(b->a));
+    }
+    default: return false;
+  }
 }
 
 }  // namespace rlx

@@ -13,6 +13,9 @@ PrimExpr simplify(const PrimExpr& e);
 
 // True when a == b holds for every value of the variables (after canonicalization).
 bool proveEqual(const PrimExpr& a, const PrimExpr& b);
+// True when `e` is provably >= 0 with every integer var taken as non-negative: the rule for
+// symbolic shape vars, which TVM's block builder marks non-negative in struct info inference.
+bool proveNonNegativeShape(const PrimExpr& e);
 // The value of e when it is a constant integer after simplification.
 std::optional<int64_t> constInt(const PrimExpr& e);
 

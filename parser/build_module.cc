@@ -122,7 +122,10 @@ class ModuleParser {
         } else if (callee == "I.module_global_infos" && s->value->items.size() == 1) {
           auto a = rb.evalDictAttrs(s->value->items[0]);
           if (!a.ok()) diag_.error(std::move(a.error()));
-          else mod->globalInfos = a.value();
+          else {
+            mod->globalInfos = a.value();
+            rb.setVDevices(mod->globalInfos);
+          }
         } else {
           diag_.error(Error("unexpected statement in the module class", s->span));
         }

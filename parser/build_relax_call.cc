@@ -6,6 +6,7 @@
 
 #include "parser/line_parser.h"
 #include "parser/relax_builder.h"
+#include "ir/target.h"
 
 namespace rlx {
 
@@ -86,8 +87,28 @@ Result<Attr> RelaxBuilder::toAttr(const ast::Expr* e) {
         RLX_TRY(p, evalPrimValue(e));
         return AttrValue::primOf(p);
       }
-      if (callee == "I.vdevice" || callee == "I.dummy_global_info") {
-        // Global-info constructors are kept as written (their target dicts are plain data).
+      if (callee == "I.vdevice") {
+        // I.vdevice(target, vdevice_id=0, memory_scope="global"): the target is kept as TVM
+        // exports it (the full config dict), so "cuda" and its dict print the same.
+        RLX_TRY_STATUS(checkKwargs(e, {"target", "vdevice_id", "memory_scope"}, 3));
+        auto* t = argAt(e, 0, "target");
+        if (!t) return Error("I.vdevice needs a target, e.g. I.vdevice(\"llvm\")", e->span);
+        RLX_TRY(spec, toAttr(t));
+        auto target = canonicalTarget(spec);
+        if (!target.ok()) return Error(target.error().message, t->span);
+        Attr id = AttrValue::integer(0), scope = AttrValue::str("global");
+        if (auto* i = argAt(e, 1, "vdevice_id")) {
+          if (i->kind != AK::Int) return Error("the vdevice id must be an integer", i->span);
+          id = AttrValue::integer(i->i);
+        }
+        if (auto* m = argAt(e, 2, "memory_scope")) {
+          if (m->kind != AK::Str) return Error("the memory scope must be a string such as \"global\"", m->span);
+          scope = AttrValue::str(m->str);
+        }
+        return AttrValue::ctor(callee, {target.value(), id, scope});
+      }
+      if (callee == "I.dummy_global_info") {
+        // Global-info constructors are kept as written.
         std::vector<Attr> args;
         for (auto* a : e->items) {
           if (a->kind == AK::Keyword) return Error(callee + " takes positional arguments", a->span);
@@ -149,6 +170,52 @@ Result<std::vector<PrimExpr>> RelaxBuilder::evalDims(const ast::Expr* e, bool si
   return dims;
 }
 
+void RelaxBuilder::setVDevices(const AttrsRef& globalInfos) {
+  vdevices_.clear();
+  const Attr* list = globalInfos ? globalInfos->find("vdevice") : nullptr;
+  if (!list || !*list || (*list)->kind != AttrValue::Array) return;
+  for (auto& v : (*list)->array) {
+    if (!v || v->kind != AttrValue::Ctor || v->array.size() != 3 || !v->array[0] || v->array[0]->kind != AttrValue::Map) continue;
+    std::string kind;
+    for (auto& [k, a] : v->array[0]->map)
+      if (k == "kind" && a && a->kind == AttrValue::Str) kind = a->s;
+    std::string scope = v->array[2] && v->array[2]->kind == AttrValue::Str ? v->array[2]->s : "global";
+    vdevices_.push_back({kind, scope});
+  }
+}
+
+Result<std::string> RelaxBuilder::resolveVDevice(const std::string& text, Span span) const {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t c; (c = text.find(':', start)) != std::string::npos; start = c + 1) parts.push_back(text.substr(start, c - start));
+  parts.push_back(text.substr(start));
+  if (parts.size() > 3) return Error("a vdevice is written \"kind\", \"kind:index\" or \"kind:index:scope\"", span);
+  int64_t index = 0;
+  if (parts.size() > 1) {
+    bool digits = !parts[1].empty() && parts[1].find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) return Error("the vdevice index must be a number, not '" + parts[1] + "'", span);
+    index = std::stoll(parts[1]);
+  }
+  std::string kind = parts[0], scope = parts.size() > 2 ? parts[2] : "";
+  if (kind == "vdevice") {
+    if (size_t(index) >= vdevices_.size())
+      return Error("vdevice:" + std::to_string(index) + " is out of range: the module declares " + std::to_string(vdevices_.size()) + " vdevices", span);
+    kind = vdevices_[size_t(index)].kind;
+    if (scope.empty()) scope = vdevices_[size_t(index)].scope;
+    int64_t within = 0;
+    for (size_t i = 0; i < size_t(index); ++i) within += vdevices_[i].kind == kind;
+    index = within;
+  } else {
+    int64_t seen = 0;
+    for (auto& v : vdevices_)
+      if (v.kind == kind && seen++ == index) {
+        if (scope.empty()) scope = v.scope;
+        break;
+      }
+  }
+  return kind + ":" + std::to_string(index) + ":" + (scope.empty() ? "global" : scope);
+}
+
 Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
   // `x.struct_info`: the struct info of a value in scope (TVMScript evaluates it in Python).
   if (e->kind == AK::Attribute && e->str == "struct_info" && !sigMode) {
@@ -191,7 +258,8 @@ Result<StructInfo> RelaxBuilder::evalSInfo(const ast::Expr* e, bool sigMode) {
     std::string vdev;
     if (auto* vd = argAt(e, 2, "vdevice")) {
       if (vd->kind != AK::Str) return Error("vdevice must be a string like \"llvm:0:global\"", vd->span);
-      vdev = fullVDevice(vd->str);
+      RLX_TRY(full, resolveVDevice(vd->str, vd->span));
+      vdev = full;
     }
     if (shape && shape->kind != AK::NoneLit) {
       if (ndim != -1) return Error("R.Tensor takes either a shape or ndim, not both", e->span);

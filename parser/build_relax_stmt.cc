@@ -57,6 +57,27 @@ bool isOutputStmt(const ast::Stmt* st) {
 Status RelaxBuilder::collectSignatureVars(const ast::Stmt* def) {
   // Every bare-identifier string in any param defines an int64 var; params are scanned first, so a
   // compound "n * 2" may precede the param that names n.
+  // Declarations in the body (`n = T.int64(is_size_var=True)`) name the signature's vars first,
+  // with their dtype and kind, as TVM's parser reads the function's prelude before its params.
+  for (auto* st : def->body) {
+    if (st->kind != ast::Stmt::Assign || !st->value) continue;
+    const ast::Expr *t = st->target, *v = st->value;
+    std::vector<std::pair<const ast::Expr*, const ast::Expr*>> decls;
+    if (t->kind == AK::Name) decls.push_back({t, v});
+    else if (t->kind == AK::Tuple && v->kind == AK::Tuple && t->items.size() == v->items.size())
+      for (size_t i = 0; i < t->items.size(); ++i) decls.push_back({t->items[i], v->items[i]});
+    for (auto [name, call] : decls) {
+      if (name->kind != AK::Name || call->kind != AK::Call || primScope_.lookup(name->str)) continue;
+      auto dtype = tirDtypeCallee(call->a->dottedName());
+      if (!dtype || *dtype != DataType::int64()) continue;  // shapes are int64: others fail below
+      bool sizeVar = false, declaration = true;
+      for (auto* a : call->items) {
+        if (a->kind == AK::Keyword && a->str == "is_size_var" && a->a->kind == AK::Bool) sizeVar = a->a->b;
+        else declaration = false;
+      }
+      if (declaration) primScope_.define(name->str, make<PrimVar>(name->str, *dtype, sizeVar));
+    }
+  }
   std::vector<const ast::Expr*> dims;
   for (auto& p : def->params) collectStringDims(p.annotation, dims);
   for (auto* d : dims) {

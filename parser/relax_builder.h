@@ -29,6 +29,8 @@ class RelaxBuilder {
   // Reads the deferred bodies (Stmt::deferred) of dataflow blocks; required when there are any.
   syntax::Reader* reader = nullptr;
 
+  // The module's I.vdevice list (global infos), which "cuda:1" and "vdevice:3" name.
+  void setVDevices(const AttrsRef& globalInfos);
   // The struct info of a function's signature (params + ret), for its GlobalVar before bodies exist.
   Result<StructInfo> signatureSInfo(const ast::Stmt* def, bool pure);
   // Builds a whole Relax function; null on error (diagnostics reported).
@@ -60,6 +62,13 @@ class RelaxBuilder {
   bool takeBindingSlot(const std::string& name);
   AttrsRef funcAttrs_;
   bool pure_ = true;
+  struct VDeviceInfo {
+    std::string kind, scope;
+  };
+  std::vector<VDeviceInfo> vdevices_;
+  // "kind[:i[:scope]]" or "vdevice:i" (the i-th global vdevice) as the canonical "kind:i:scope",
+  // i counting the module's vdevices of that kind, scope defaulting to that vdevice's own.
+  Result<std::string> resolveVDevice(const std::string& text, Span span) const;
 
   // Names whose binding failed: later uses are silently skipped so one mistake reports once.
   std::unordered_set<std::string> poisoned_;

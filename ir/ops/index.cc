@@ -52,7 +52,27 @@ PrimExpr canonicalIndex(const PrimExpr& index, const PrimExpr& extent, bool negS
   if (ci && ce) return i64(std::min(std::max(*ci, *asConst(lo)), *asConst(simplify(hi))));
   if (ci && !negStride && *ci == 0) return i64(0);
   if (proveEqual(idx, extent) && !negStride) return extent;
-  return minExpr(maxExpr(idx, lo), hi);
+  // A symbolic index may be negative (counting from the end) unless shape vars prove it is not:
+  // TVM's if_then_else(idx < 0, idx + extent, idx), then the clamp, as its analyzer simplifies them.
+  if (!ci && !proveNonNegativeShape(idx)) {
+    PrimExpr neg = simplify(binary(NodeKind::LT, idx, i64(0)));
+    if (auto k = asConst(neg)) idx = *k ? simplify(add(idx, extent)) : idx;
+    else idx = make<PrimCall>(idx->dtype, "tir.if_then_else", std::vector<PrimExpr>{neg, simplify(add(idx, extent)), idx});
+  }
+  PrimExpr clampedLo = !negStride && proveNonNegativeShape(idx) ? idx : maxExpr(idx, lo);
+  return minExpr(clampedLo, hi);
+}
+
+// What TVM's analyzer makes of `end - clamp(begin)` once shape vars are non-negative:
+// a - min(p, a) = max(a - p, 0), and max(x, 0) = x for a non-negative x.
+PrimExpr simplifySliceLength(const PrimExpr& len) {
+  auto* d = len->kind() == NodeKind::Sub ? static_cast<const PrimBinary*>(len.get()) : nullptr;
+  auto* m = d && d->b->kind() == NodeKind::Min ? static_cast<const PrimBinary*>(d->b.get()) : nullptr;
+  if (!m) return len;
+  PrimExpr other = proveEqual(m->b, d->a) ? m->a : proveEqual(m->a, d->a) ? m->b : PrimExpr();
+  if (!other) return len;
+  PrimExpr rest = simplify(sub(d->a, other));
+  return proveNonNegativeShape(rest) ? rest : maxExpr(rest, i64(0));
 }
 
 std::optional<PrimExpr> sliceLength(const PrimExpr& begin, const PrimExpr& end, const PrimExpr& stride, const PrimExpr& extent, bool inbound) {
@@ -116,7 +136,7 @@ Result<StructInfo> inferStridedSlice(const Call& c) {
   for (size_t i = 0; i < norm.size(); ++i) {
     auto len = sliceLength((*begin)[i], (*end)[i], strides[i], out[size_t(norm[i])], inbound);
     if (!len) return unknown;
-    out[size_t(norm[i])] = simplify(*len);
+    out[size_t(norm[i])] = simplifySliceLength(simplify(*len));
   }
   return makeTensor(out, x->dtype, x->vdevice);
 }
