@@ -214,15 +214,16 @@ class RelaxVerifier {
     curSpan_ = saved;
   }
 
-  // [V4]: the annotation may forget facts inference proved; adding facts is a runtime-checked
-  // refinement TVM accepts, so only strict mode rejects it.
+  // [V4]: the annotation may forget facts inference proved; adding facts, or symbolic extents it
+  // cannot prove, is a runtime-checked refinement TVM accepts, so only strict mode rejects it.
   void checkBindingSInfo(const Binding& b) {
     StructInfo have = b.var->sinfo;
     if (!have) return;
     StructInfo inferred = b.isMatchCast() ? b.castSInfo : inferSInfo(b.value);
     if (!inferred) return;
     if (sinfoIsBaseOf(have, inferred)) return;
-    if (!opts_.strictAnnotations && !b.isMatchCast() && sinfoIsBaseOf(inferred, have)) return;
+    // Non-strict: any claim a run-time check could confirm stands (TVM's kFailL0 rule).
+    if (!opts_.strictAnnotations && !b.isMatchCast() && !sinfoNeverBaseOf(have, inferred)) return;
     error("V4", "the struct info of '" + b.var->name + "' is not compatible with the struct info inferred for its " + (b.isMatchCast() ? "match_cast target" : "value"), curSpan_, b.var.get());
   }
 

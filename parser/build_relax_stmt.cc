@@ -208,6 +208,17 @@ Result<SeqExprRef> RelaxBuilder::buildBody(const std::vector<ast::Stmt*>& body, 
   bb_.beginBlock(false);
   for (size_t i = 0; i < body.size(); ++i) {
     const ast::Stmt* s = body[i];
+    if (s->kind == SK::With) {
+      append(bb_.endBlock());
+      dataflowReturn_ = nullptr;
+      auto df = buildDataflow(s);
+      if (!df.ok()) report(std::move(df.error()));
+      else append(df.value());
+      bb_.beginBlock(false);
+      if (!dataflowReturn_) continue;
+      s = dataflowReturn_;  // `return x` ended the dataflow block: it returns from the function
+      dataflowReturn_ = nullptr;
+    }
     if (s->kind == SK::Return) {
       if (!s->value) {
         bb_.endBlock();
@@ -226,14 +237,6 @@ Result<SeqExprRef> RelaxBuilder::buildBody(const std::vector<ast::Stmt*>& body, 
       }
       ret = n.value();
       break;
-    }
-    if (s->kind == SK::With) {
-      append(bb_.endBlock());
-      auto df = buildDataflow(s);
-      if (!df.ok()) report(std::move(df.error()));
-      else append(df.value());
-      bb_.beginBlock(false);
-      continue;
     }
     auto st = buildStmt(s, nullptr);
     if (!st.ok()) report(std::move(st.error()));
@@ -422,16 +425,34 @@ Result<BlockRef> RelaxBuilder::buildDataflowBody(const std::vector<ast::Stmt*>& 
     if (st->kind == SK::Assign && st->target->kind == AK::Name) counts[st->target->str]++;
     if (st->kind == SK::FunctionDef) counts[st->name]++;  // a nested function may be an output too
   }
-  if (!outputStmt) return Error("a dataflow block must end with R.output(...)", span);
-  if (outputStmt != body.back()) return Error("R.output(...) must be the last statement of the dataflow block", outputStmt->span);
-  RLX_TRY(outputs, outputNames(*outputStmt, counts));
+  // Without R.output TVM outputs nothing, or, when the block ends with `return x`, what that
+  // return names (the return then ends the function).
+  const ast::Stmt* trailingReturn = !outputStmt && !body.empty() && body.back()->kind == SK::Return && body.back()->value ? body.back() : nullptr;
+  if (outputStmt && outputStmt != body.back()) return Error("R.output(...) must be the last statement of the dataflow block", outputStmt->span);
+  std::unordered_set<std::string> outputs;
+  if (outputStmt) {
+    RLX_TRY(named, outputNames(*outputStmt, counts));
+    outputs = std::move(named);
+  } else if (trailingReturn) {
+    std::vector<const ast::Expr*> todo = {trailingReturn->value};
+    while (!todo.empty()) {
+      const ast::Expr* e = todo.back();
+      todo.pop_back();
+      if (e->kind == AK::Name && counts.count(e->str)) outputs.insert(e->str);
+      for (auto* i : e->items) todo.push_back(i);
+      for (auto* c : {e->a, e->b2, e->c})
+        if (c) todo.push_back(c);
+    }
+  }
+  const ast::Stmt* endStmt = outputStmt ? outputStmt : trailingReturn;
+  dataflowReturn_ = trailingReturn;
   auto savedOutputs = std::move(dataflowOutputs_);
   auto savedPending = std::move(pendingBindings_);
   dataflowOutputs_ = outputs;
   pendingBindings_ = counts;
   bb_.beginBlock(true);
   for (auto* st : body) {
-    if (st == outputStmt) break;
+    if (st == endStmt) break;
     auto r = buildStmt(st, nullptr);
     if (!r.ok()) report(std::move(r.error()));
   }
@@ -492,9 +513,12 @@ Result<Expr> RelaxBuilder::buildBranch(const std::vector<ast::Stmt*>& body, cons
   for (size_t i = 0; i + 1 < body.size(); ++i) {
     if (body[i]->kind == SK::With) {
       append(bb_.endBlock());
+      dataflowReturn_ = nullptr;
       auto df = buildDataflow(body[i]);
       if (!df.ok()) report(std::move(df.error()));
       else append(df.value());
+      if (dataflowReturn_) report(Error("'return' is not allowed inside an if branch", dataflowReturn_->span));
+      dataflowReturn_ = nullptr;
       bb_.beginBlock(false);
       continue;
     }

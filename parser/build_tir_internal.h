@@ -30,6 +30,8 @@ class TirBuilder {
   PrimScope scope;
   PrimEvalOptions evalOpts;  // int literals are int32 in TIR
   std::vector<Ref<For>> loops;       // enclosing loops, innermost last (T.axis.remap looks here)
+  // `for iters in T.grid(...)`: the one name stands for all the grid's loop vars (iters_0, ...).
+  std::vector<std::pair<std::string, std::vector<PrimExpr>>> loopGroups;
   std::vector<BlockFrame*> blocks;   // enclosing blocks, innermost last
   std::vector<BufferRef> rootAllocs; // T.alloc_buffer at function level
   AttrsRef funcAttrs;

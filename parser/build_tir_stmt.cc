@@ -221,24 +221,30 @@ bool TirBuilder::buildAxis(const ast::Stmt* s, const std::string& callee) {
       error("T.axis.remap must be assigned to names: `vi, vj = T.axis.remap(\"SS\", [i, j])`", s->target->span);
       return false;
     }
-    if (args.size() != 2 || args[0]->kind != ast::Expr::Str || (args[1]->kind != ast::Expr::List && args[1]->kind != ast::Expr::Tuple)) {
+    // The loop variables: a list, or the name of a grid's loop group (`for iters in T.grid(...)`).
+    const std::vector<PrimExpr>* group = nullptr;
+    if (args.size() == 2 && args[1]->kind == ast::Expr::Name)
+      for (auto& [n, vars] : loopGroups)
+        if (n == args[1]->str) group = &vars;
+    if (args.size() != 2 || args[0]->kind != ast::Expr::Str || (args[1]->kind != ast::Expr::List && args[1]->kind != ast::Expr::Tuple && !group)) {
       error("T.axis.remap takes a kind string and a list of loop variables: T.axis.remap(\"SSR\", [i, j, k])", v->span);
       return false;
     }
     const std::string& kinds = args[0]->str;
-    const auto& binds = args[1]->items;
-    if (kinds.size() != binds.size() || names.size() != binds.size()) {
+    std::vector<const ast::Expr*> binds(args[1]->items.begin(), args[1]->items.end());
+    size_t nbinds = group ? group->size() : binds.size();
+    if (kinds.size() != nbinds || names.size() != nbinds) {
       error("T.axis.remap: the kind string, the loop variables and the assigned names must have the same length", v->span);
       return false;
     }
     bool ok = true;
-    for (size_t k = 0; k < binds.size(); ++k) {
+    for (size_t k = 0; k < nbinds; ++k) {
       if (kinds[k] != 'S' && kinds[k] != 'R') {
         error(std::string("unknown iteration kind '") + kinds[k] + "' in T.axis.remap; use 'S' (spatial) or 'R' (reduce)", args[0]->span);
         ok = false;
         continue;
       }
-      auto bv = evalExpr(binds[k]);
+      auto bv = group ? Result<PrimExpr>((*group)[k]) : evalExpr(binds[k]);
       if (!bv.ok()) {
         report(std::move(bv.error()), binds[k]->span);
         ok = false;
@@ -248,7 +254,7 @@ bool TirBuilder::buildAxis(const ast::Stmt* s, const std::string& callee) {
       for (auto& l : loops)
         if ((*bv).same(l->loopVar)) loop = l;
       if (!loop) {
-        error("T.axis.remap only binds loop variables", binds[k]->span);
+        error("T.axis.remap only binds loop variables", (group ? args[1] : binds[k])->span);
         ok = false;
         continue;
       }
@@ -583,14 +589,16 @@ Stmt TirBuilder::buildFor(const ast::Stmt* s) {
       }
       extents.push_back(*ext);
     }
-    if (extents.size() != names.size()) {
+    // One name over several extents binds them all: its vars are name_0, name_1, ... (TVM's).
+    bool grouped = names.size() == 1 && s->target->kind == ast::Expr::Name && extents.size() > 1;
+    if (extents.size() != names.size() && !grouped) {
       error("T.grid needs one extent per loop variable", it->span);
       return nullptr;
     }
     for (size_t k = 0; k < extents.size(); ++k) {
       const PrimExpr& ext = extents[k];
       auto f = make<For>();
-      f->loopVar = make<PrimVar>(names[k]->str, ext->dtype);
+      f->loopVar = make<PrimVar>(grouped ? names[0]->str + "_" + std::to_string(k) : names[k]->str, ext->dtype);
       f->min = intImm(0, ext->dtype);
       f->extent = ext;
       chain.push_back(f);
@@ -675,7 +683,14 @@ Stmt TirBuilder::buildFor(const ast::Stmt* s) {
     loops.push_back(f);
     scope.define(f->loopVar->name, f->loopVar);
   }
+  bool grouped = chain.size() > 1 && names.size() == 1;
+  if (grouped) {
+    std::vector<PrimExpr> vars;
+    for (auto& f : chain) vars.push_back(f->loopVar);
+    loopGroups.emplace_back(names[0]->str, std::move(vars));
+  }
   Stmt body = buildBody(s->body, 0, Place::Other);
+  if (grouped) loopGroups.pop_back();
   for (size_t k = 0; k < chain.size(); ++k) loops.pop_back();
   scope.pop();
   for (size_t k = chain.size(); k-- > 0;) {

@@ -57,6 +57,7 @@ class RelaxBuilder {
   PrimScope primScope_;
   bool clsDefined_ = false;
   std::unordered_set<std::string> dataflowOutputs_;
+  const ast::Stmt* dataflowReturn_ = nullptr;  // a `return` that ended the last dataflow block
   std::unordered_map<std::string, int> pendingBindings_;  // name -> bindings left in the dataflow block
   // Whether this binding of `name` is the one R.output exports (its last in the block); counts it.
   bool takeBindingSlot(const std::string& name);

@@ -135,10 +135,7 @@ Result<Value> evalSqueeze(const Call& call, const std::vector<Value>& args) {
   std::vector<bool> drop(size_t(nd), false);
   if (auto axes = attrOptInts(call, "axis")) {
     RLX_TRY(norm, normalizeAxes(call, nd, *axes));
-    for (int a : norm) {
-      if (x->shape[size_t(a)] != 1) return evalError(call, fmt::format("cannot squeeze axis {} of extent {}", a, x->shape[size_t(a)]));
-      drop[size_t(a)] = true;
-    }
+    for (int a : norm) drop[size_t(a)] = x->shape[size_t(a)] == 1;  // other extents stay
   } else {
     for (int d = 0; d < nd; ++d) drop[size_t(d)] = x->shape[size_t(d)] == 1;
   }

@@ -161,9 +161,9 @@ Result<StructInfo> inferSqueeze(const Call& c) {
     RLX_TRY(norm, normalizeAxes(c, x->ndim, *axes));
     if (!d) return makeTensorNdim(x->dtype, x->ndim - int(norm.size()), x->vdevice);
     for (int a : norm) {
+      // An axis whose extent is known not to be 1 stays (TVM v0.23 keeps it, as torch.squeeze).
       auto k = asConst((*d)[size_t(a)]);
-      if (k && *k != 1) return opError(c, fmt::format("cannot squeeze axis {} of extent {} (only extent-1 axes can be removed)", a, *k));
-      drop[size_t(a)] = true;
+      drop[size_t(a)] = !k || *k == 1;
     }
   } else {
     if (!d) return makeTensorNdim(x->dtype, -1, x->vdevice);

@@ -51,8 +51,13 @@ Result<StructInfo> inferView(const Call& c) {
   }
   DataType t = x->dtype;
   if (!isVoidArg(c.args[2])) {
-    RLX_TRY(d, dtypeArg(c, 2));
-    t = d;
+    // A dtype only known at run time (an R.Object value) leaves the view's dtype unknown.
+    if (!c.args[2].is<DataTypeImm>() && sinfoOf(c.args[2]).is<ObjectSInfo>()) {
+      t = DataType::void_();
+    } else {
+      RLX_TRY(d, dtypeArg(c, 2));
+      t = d;
+    }
   }
   if (!isVoidArg(c.args[3])) {
     StructInfo o = sinfoOf(c.args[3]);

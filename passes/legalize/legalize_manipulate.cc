@@ -169,7 +169,10 @@ void registerManipulateRules() {
       size_t nd = x.ndim();
       std::vector<bool> removed(nd, false);
       if (axesOpt) {
-        for (auto a : *axesOpt) removed[normAxis(a, nd)] = true;
+        for (auto a : *axesOpt) {
+          auto c = asIntImm(x.shape()[normAxis(a, nd)]);
+          removed[normAxis(a, nd)] = !c || c->value == 1;  // a static non-unit axis stays
+        }
       } else {
         for (size_t d = 0; d < nd; ++d)
           if (auto c = asIntImm(x.shape()[d]); c && c->value == 1) removed[d] = true;
