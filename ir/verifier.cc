@@ -107,11 +107,38 @@ class RelaxVerifier {
     if (!s) return;
     auto& vars = varsScratch_;
     vars.clear();
-    sinfoCollectVars(s, vars);
+    collectFreeSymVars(s, vars);
     for (auto& v : vars)
       if (!symDefined_.count(v.get()))
         error("V5", "symbolic variable '" + v->name + "' is used in " + (of ? "the struct info of '" + of->name + "'" : std::string(where)) + " before it is defined", curSpan_, v.get());
     visitSInfoExprs(s);
+  }
+  // The symbolic vars a struct info uses from its context: a function type binds the vars its
+  // parameters name directly (R.Prim(value=i), R.Tensor((n,))), as its signature would.
+  static void collectFreeSymVars(const StructInfo& s, std::vector<Ref<PrimVar>>& out) {
+    if (!s) return;
+    if (auto t = s.as<TupleSInfo>()) {
+      for (auto& f : t->fields) collectFreeSymVars(f, out);
+      return;
+    }
+    auto f = s.as<FuncSInfo>();
+    if (!f) return sinfoCollectVars(s, out);
+    std::vector<Ref<PrimVar>> inner;
+    std::unordered_set<const PrimVar*> bound;
+    if (f->params)
+      for (auto& p : *f->params) {
+        if (auto ps = p.as<PrimSInfo>(); ps && ps->value && ps->value->kind() == NodeKind::PrimVar) bound.insert(static_cast<const PrimVar*>(ps->value.get()));
+        if (auto ts = p.as<TensorSInfo>(); ts && ts->dims())
+          for (auto& d : *ts->dims())
+            if (d->kind() == NodeKind::PrimVar) bound.insert(static_cast<const PrimVar*>(d.get()));
+        if (auto ss = p.as<ShapeSInfo>(); ss && ss->values)
+          for (auto& d : *ss->values)
+            if (d->kind() == NodeKind::PrimVar) bound.insert(static_cast<const PrimVar*>(d.get()));
+        collectFreeSymVars(p, inner);
+      }
+    collectFreeSymVars(f->ret, inner);
+    for (auto& v : inner)
+      if (!bound.count(v.get())) out.push_back(v);
   }
   void visitSInfoExprs(const StructInfo& s) {
     switch (s->kind()) {

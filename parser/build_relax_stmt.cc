@@ -605,7 +605,7 @@ Status RelaxBuilder::buildNestedFunction(const ast::Stmt* s) {
     define(s->name, v);
     return okStatus();
   }
-  bb_.consumeName();
+  // Bound directly (TVM's emit_var_binding), so it takes no number from the gv/lv counter.
   auto binding = make<Binding>(var, n);
   binding->span = s->span;
   bb_.addBinding(binding);

@@ -58,6 +58,7 @@ class PrintContext {
   bool usedIR = false, usedTIR = false, usedRelax = false;
   NameTable names;
   bool insideModule = false;
+  std::vector<const NDArray*> omittedConstants;  // tvmConstants: metadata indices in print order
   std::string moduleAlias = "cls";
 
   void line(const std::string& text) {

@@ -1,5 +1,6 @@
 // Relax expressions as TVM v0.23 prints them: op calls with every attr as a kwarg, the special forms
 // of call_tir / call_dps_packed / call_packed / print / assert_op, constants, tuples and attrs.
+#include <algorithm>
 #include <string_view>
 #include <unordered_set>
 
@@ -48,6 +49,17 @@ std::string RelaxPrinter::constant(const Constant& c) {
     return std::to_string(d.getInt(i));
   };
   std::string dtype = "\"" + d.dtype.str() + "\"";
+  if (ctx.opts.tvmConstants) {
+    // TVM prints only 0-d bool, int8..64 and float16..64 constants; the rest are metadata.
+    bool printable = d.shape.empty() && d.dtype.lanes == 1 &&
+                     (d.dtype.isBool() || ((d.dtype.isInt() || d.dtype.isFloat()) && d.dtype.bits >= (d.dtype.isInt() ? 8 : 16) && d.dtype.bits <= 64));
+    if (!printable) {
+      auto& seen = ctx.omittedConstants;
+      size_t index = std::find(seen.begin(), seen.end(), c.data.get()) - seen.begin();
+      if (index == seen.size()) seen.push_back(c.data.get());
+      return "metadata[\"relax.expr.Constant\"][" + std::to_string(index) + "]";
+    }
+  }
   if (d.shape.empty()) return "R.const(" + scalar(0) + ", " + dtype + ")";
   int64_t n = d.numel();
   // Nested lists cannot say the dims after a zero-size one ((1, 0, 5) prints as [[]]): such a

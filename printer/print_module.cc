@@ -30,6 +30,7 @@ std::string finish(PrintContext& ctx) {
   text.insert(0, header);
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   text += '\n';
+  if (!ctx.omittedConstants.empty()) text += "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n";
   return text;
 }
 

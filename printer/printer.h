@@ -12,6 +12,10 @@ struct PrintOptions {
   // When set, tensor constants of more than 16 elements print as metadata["relax.expr.Constant"][i]
   // and are collected here in index order (the caller writes them to the sidecar).
   std::vector<NDArrayRef>* metadataOut = nullptr;
+  // TVM's own script() output: every constant but a 0-d int/float/bool scalar prints as a
+  // metadata reference whose values are omitted, and the text ends with TVM's note saying so.
+  // Byte-identical to TVM, but (like TVM's) the text no longer holds the values.
+  bool tvmConstants = false;
 };
 
 std::string printModule(const IRModuleRef& mod, const PrintOptions& opts = {});

@@ -27,14 +27,20 @@ static int usageError(const char* cmd, const std::string& msg) {
 
 int runPrint(const std::vector<std::string>& args, bool color) {
   std::string input, output;
+  bool tvmConstants = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--help" || args[i] == "-h") {
-      std::puts("usage: rlx print FILE [-o OUT]\n\nParses FILE ('-' = stdin), checks it and prints it as TVM v0.23 prints it.\n"
+      std::puts("usage: rlx print FILE [-o OUT] [--tvm-constants]\n\nParses FILE ('-' = stdin), checks it and prints it as TVM v0.23 prints it.\n"
                 "With -o, writes OUT atomically; tensor constants over 16 elements go to OUT with the\n"
-                ".relax suffix replaced by .safetensors, referenced as metadata[\"relax.expr.Constant\"][i].");
+                ".relax suffix replaced by .safetensors, referenced as metadata[\"relax.expr.Constant\"][i].\n"
+                "Without -o, tensor constants print inline (R.const([...], dtype)) so the text keeps them.\n"
+                "--tvm-constants prints constants exactly as TVM's script() does: anything but a 0-d\n"
+                "int/float/bool scalar as metadata[\"relax.expr.Constant\"][i] with its values omitted.");
       return 0;
     }
-    if (args[i] == "-o") {
+    if (args[i] == "--tvm-constants") {
+      tvmConstants = true;
+    } else if (args[i] == "-o") {
       if (i + 1 >= args.size()) return usageError("print", "-o needs a file name");
       output = args[++i];
     } else if (!args[i].empty() && args[i][0] == '-' && args[i] != "-") {
@@ -59,6 +65,8 @@ int runPrint(const std::vector<std::string>& args, bool color) {
   std::vector<NDArrayRef> metadata;
   PrintOptions opts;
   if (!output.empty()) opts.metadataOut = &metadata;
+  if (tvmConstants && !output.empty()) return usageError("print", "--tvm-constants omits constant values; it cannot be written with -o");
+  opts.tvmConstants = tvmConstants;
   // A lone function prints as a lone function (TVM's func.script()), a module as a module.
   // Its name is its global_symbol; a private one (none) prints as "main", as TVM names it.
   std::string text = lone && mod->functions.size() == 1 ? printFunction(mod->functions[0].func, "", opts) : printModule(mod, opts);
