@@ -126,6 +126,28 @@ Result<StructInfo> RelaxBuilder::signatureSInfo(const ast::Stmt* def, bool pure)
   return StructInfo(make<FuncSInfo>(std::move(ps), ret, pure));
 }
 
+// Whether a and b are equal but for the return struct info of callables inside them.
+static bool sameUpToCallableReturns(const StructInfo& a, const StructInfo& b) {
+  if (!a || !b || a->kind() != b->kind()) return false;
+  if (auto ta = a.as<TupleSInfo>()) {
+    auto tb = b.as<TupleSInfo>();
+    if (ta->fields.size() != tb->fields.size()) return false;
+    for (size_t i = 0; i < ta->fields.size(); ++i)
+      if (!sameUpToCallableReturns(ta->fields[i], tb->fields[i])) return false;
+    return true;
+  }
+  if (auto fa = a.as<FuncSInfo>()) {
+    auto fb = b.as<FuncSInfo>();
+    if (fa->isPure != fb->isPure || bool(fa->params) != bool(fb->params)) return false;
+    if (!fa->params) return true;
+    if (fa->params->size() != fb->params->size()) return false;
+    for (size_t i = 0; i < fa->params->size(); ++i)
+      if (!sinfoEqual((*fa->params)[i], (*fb->params)[i])) return false;
+    return true;
+  }
+  return sinfoEqual(a, b);
+}
+
 FunctionRef RelaxBuilder::buildFunction(const ast::Stmt* def, bool pure, bool isPrivate, const std::string& globalSymbol) {
   scopes_.emplace_back();
   primScope_.push();
@@ -180,6 +202,9 @@ FunctionRef RelaxBuilder::buildFunction(const ast::Stmt* def, bool pure, bool is
   // An annotation that does not describe the body is kept as written: TVM's parser does not check
   // it (its tests return a tuple from `-> R.Tensor`), and neither does its well-formed check.
   if (retAnn && !sinfoIsBaseOf(retAnn, bodySInfo)) ret = retAnn;
+  // Refining only the return types of callables the body returns would never settle for mutually
+  // recursive functions (each parse nests their signatures once more): the annotation stays.
+  if (retAnn && sameUpToCallableReturns(retAnn, bodySInfo)) ret = retAnn;
   AttrsRef attrs = funcAttrs_;
   // A global_symbol the function states itself wins over its name (TVM keeps the written one).
   if (!isPrivate && !globalSymbol.empty() && !(attrs && attrs->find("global_symbol")))

@@ -273,6 +273,12 @@ std::string RelaxPrinter::expr(const Expr& e) {
     }
     case NodeKind::TupleGetItem: {
       auto& t = static_cast<const TupleGetItem&>(*e);
+      // Indexing a tuple literal: TVM prints `(x,)[0]`, which Python (and so the parser) reads as
+      // x itself; the node constructor keeps the text a round trip.
+      if (t.tuple->kind() == NodeKind::Tuple) {
+        ctx.usedRelax = true;
+        return "R.TupleGetItem(" + expr(t.tuple) + ", " + std::to_string(t.index) + ")";
+      }
       return expr(t.tuple) + "[" + std::to_string(t.index) + "]";
     }
     case NodeKind::Call: return callExpr(static_cast<const Call&>(*e));
