@@ -24,7 +24,13 @@ PrimExpr constOf(double v, DataType t) { return te::constant(v, t); }
 PrimExpr fillValue(Ctx& ctx, size_t i) {
   if (i >= ctx.call.args.size()) return nullptr;
   PrimExpr v = ctx.scalarConst(ctx.call.args[i]);
-  if (!v) return nullptr;
+  if (!v) {
+    // A 0-d tensor value: the kernel reads it (rxplaceholder[()]), converted to the output dtype.
+    auto t = ctx.arg(i);
+    if (!t || t->ndim() != 0) return nullptr;
+    PrimExpr load = (*t)(Indices{});
+    return load->dtype == ctx.outDtype() ? load : PrimExpr(make<Cast>(ctx.outDtype(), load));
+  }
   double d = v->dtype.isFloat() ? static_cast<const FloatImm&>(*v).value : double(asIntImm(v)->value);
   return constOf(d, ctx.outDtype());
 }

@@ -13,8 +13,30 @@ namespace {
 using te::Indices;
 using te::Tensor;
 
+// take with an R.Prim index: one slice, the index a scalar parameter (a constant one folded in).
+std::vector<Tensor> takeScalar(Ctx& ctx, const Tensor& x, PrimExpr index) {
+  auto shape = ctx.outShape();
+  if (!shape || !index->dtype.isInt()) return {};
+  int64_t axis = ops::attrInt(ctx.call, "axis", 0);
+  if (axis < 0) axis += int64_t(x.ndim());
+  if (axis < 0 || axis >= int64_t(x.ndim())) return {};
+  return {ctx.kb.compute("T_take", *shape, x.dtype(), [&](const Indices& o) {
+    Indices idx(o.begin(), o.begin() + axis);
+    idx.push_back(index);
+    idx.insert(idx.end(), o.begin() + axis, o.end());
+    return x(idx);
+  }, "ax")};
+}
+
 std::vector<Tensor> take(Ctx& ctx) {
-  auto x = ctx.arg(0), ind = ctx.arg(1);
+  auto x = ctx.arg(0);
+  if (x && ctx.call.args.size() > 1 && sinfoOf(ctx.call.args[1]).is<PrimSInfo>() && ops::attrString(ctx.call, "mode", "fast") == "fast") {
+    PrimExpr index = ctx.scalarConst(ctx.call.args[1]);
+    if (!index) index = ctx.scalarInput(ctx.call.args[1]);
+    if (!index) return {};
+    return takeScalar(ctx, *x, index);
+  }
+  auto ind = ctx.arg(1);
   auto shape = ctx.outShape();
   if (!x || !ind || !shape || ind->dtype().isFloat()) return {};
   // Fast mode reads the index as given; the clip and wrap modes are not legalized here.

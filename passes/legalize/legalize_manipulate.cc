@@ -208,11 +208,23 @@ void registerManipulateRules() {
     return outs;
   });
   registerRule("relax.concat", "concatenate", [](Ctx& ctx) -> std::vector<Tensor> {
-    auto tup = ctx.call.args.empty() ? nullptr : ctx.call.args[0].as<Tuple>();
     auto shape = ctx.outShape();
-    if (!tup || !shape || tup->fields.empty()) return {};
+    if (ctx.call.args.empty() || !shape) return {};
+    // The parts: a tuple literal's fields, or the items of a tuple value (t[0], t[1], ... which
+    // the call's normalization binds, as TVM's legalizer emits them).
+    std::vector<Expr> fields;
+    if (auto tup = ctx.call.args[0].as<Tuple>()) {
+      fields = tup->fields;
+    } else if (auto ts = sinfoOf(ctx.call.args[0]).as<TupleSInfo>()) {
+      for (size_t k = 0; k < ts->fields.size(); ++k) {
+        Expr item = make<TupleGetItem>(ctx.call.args[0], int(k));
+        item->sinfo = ts->fields[k];
+        fields.push_back(item);
+      }
+    }
+    if (fields.empty()) return {};
     std::vector<Tensor> parts;
-    for (auto& fld : tup->fields) {
+    for (auto& fld : fields) {
       auto t = ctx.tensor(fld);
       if (!t) return {};
       parts.push_back(*t);
@@ -231,8 +243,12 @@ void registerManipulateRules() {
         return parts[p](idx);
       };
       PrimExpr v = load(0);
-      for (size_t p = 1; p < parts.size(); ++p)
-        v = te::call("tir.if_then_else", v->dtype, {te::bin(NodeKind::LE, simplify(starts[p]), i[axis]), load(p), v});
+      for (size_t p = 1; p < parts.size(); ++p) {
+        // topi tests 0 <= i - start; TVM's simplifier turns it into start <= i for a constant start.
+        PrimExpr start = simplify(starts[p]);
+        PrimExpr cond = asIntImm(start) ? te::bin(NodeKind::LE, start, i[axis]) : te::bin(NodeKind::LE, intImm(0, start->dtype), simplify(sub(i[axis], start)));
+        v = te::call("tir.if_then_else", v->dtype, {cond, load(p), v});
+      }
       return v;
     }, "ax")};
   });

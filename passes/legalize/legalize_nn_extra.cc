@@ -1,5 +1,6 @@
-// Legalization of nn.prelu (topi's slope_broadcasted + compute stages) and nn.instance_norm (one
-// tuple reduction of sum and sum of squares over `axes`, then T_instance_norm), as topi builds them.
+// Legalization of nn.prelu (topi's slope_broadcasted + compute stages), nn.instance_norm (one
+// tuple reduction of sum and sum of squares over `axes`, then T_instance_norm) and
+// nn.cross_entropy_with_logits (-sum(x * y), over the batch when 2-D), as topi builds them.
 #include "ir/ops/infer_util.h"
 #include "passes/legalize/legalize.h"
 
@@ -78,9 +79,26 @@ std::vector<Tensor> instanceNorm(Ctx& ctx) {
   }, "ax")};
 }
 
+// TVM's legalizer: -sum(x * y), divided by the batch size when the input is 2-D.
+std::vector<Tensor> crossEntropyWithLogits(Ctx& ctx) {
+  auto x = ctx.arg(0), y = ctx.arg(1);
+  if (!x || !y || !x->dtype().isFloat() || x->ndim() != y->ndim() || x->ndim() == 0) return {};
+  DataType t = x->dtype();
+  Tensor prod = ctx.kb.compute("T_multiply", x->shape(), t, [&](const Indices& i) { return te::bin(NodeKind::Mul, (*x)(i), (*y)(i)); }, "ax");
+  std::vector<te::ReduceAxis> axes;
+  for (size_t d = 0; d < x->ndim(); ++d) axes.push_back(ctx.kb.reduceAxis(x->shape()[d], "k" + std::to_string(d)));
+  Tensor sum = ctx.kb.reduce("T_multiply_red", {}, t, axes, te::Combiner::Sum, [&](const Indices&, const Indices& r) { return prod(r); }, "ax");
+  Tensor neg = ctx.kb.compute("T_multiply", {}, t, [&](const Indices& i) { return te::bin(NodeKind::Mul, sum(i), te::constant(-1, t)); }, "ax");
+  if (x->ndim() == 1) return {neg};
+  PrimExpr batch = x->shape()[0];
+  PrimExpr n = asIntImm(batch) ? te::constant(double(asIntImm(batch)->value), t) : PrimExpr(make<Cast>(t, batch));
+  return {ctx.kb.compute("T_divide", {}, t, [&](const Indices& i) { return te::bin(NodeKind::Div, neg(i), n); }, "ax")};
+}
+
 }  // namespace
 
 void registerNNExtraRules() {
+  registerRule("relax.nn.cross_entropy_with_logits", "cross_entropy_with_logits", crossEntropyWithLogits);
   registerRule("relax.nn.prelu", "prelu", prelu);
   registerRule("relax.nn.instance_norm", "instance_norm", instanceNorm);
 }

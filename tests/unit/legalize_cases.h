@@ -371,6 +371,8 @@ inline void splitConcatCases(const CaseCheck& check) {
   check({"x: " + T("(2, 3)") + ", y: " + T("(2, 1)") + ", z: " + T("(2, 4)"), "R.concat((x, y, z), axis=-1)", {{2, 3}, {2, 1}, {2, 4}}});
   check({"x: " + T("(\"n\", 3)") + ", y: " + T("(2, 3)"), "R.concat((x, y), axis=0)", {{3, 3}, {2, 3}}});
   check({"x: " + T("(2, 3)", "int32") + ", y: " + T("(2, 2)", "int32"), "R.concat((x, y), axis=1)", {{2, 3}, {2, 2}}, -9, 9});
+  // Symbolic part starts (0 <= i - n tests) over three parts.
+  check({"x: " + T("(\"n\", 2)") + ", y: " + T("(\"m\", 2)") + ", z: " + T("(3, 2)"), "R.concat((x, y, z), axis=0)", {{2, 2}, {4, 2}, {3, 2}}});
 }
 
 // Creation and tril/triu.
@@ -383,6 +385,9 @@ inline void creationCases(const CaseCheck& check) {
   check({"", "R.zeros(R.shape([2, 1, 3]), \"int32\")", {}});
   check({"", "R.full(R.shape([5]), R.const(-3.25, \"float32\"), \"float32\")", {}});
   check({"", "R.full(R.shape([2, 2]), R.const(3, \"int64\"), \"float32\")", {}});
+  // A fill value known only at run time: the kernel reads the 0-d input (converted).
+  check({"v: " + T("()", "int32"), "R.full(R.shape([2, 3]), v, \"float32\")", {{}}, -9, 9});
+  check({"x: " + T("(3, 4)") + ", v: " + T("()"), "R.full_like(x, v)", {{3, 4}, {}}});
   for (const char* op : {"tril", "triu"})
     for (const char* k : {"0", "1", "-1", "2"}) {
       check({"x: " + T("(4, 5)"), std::string("R.") + op + "(x, " + k + ")", {{4, 5}}});
@@ -473,6 +478,10 @@ inline void indexingCases(const CaseCheck& check) {
   check({"x: " + T("(5, 4)") + ", i: " + T("(3,)", "int32"), "R.take(x, i, axis=0)", {{5, 4}, {3}}, 0, 4});
   check({"x: " + T("(3, 6)") + ", i: " + T("(2, 3)", "int64"), "R.take(x, i, axis=1)", {{3, 6}, {2, 3}}, 0, 5});
   check({"x: " + T("(7,)") + ", i: " + T("(2, 4)", "int64"), "R.take(x, i)", {{7}, {2, 4}}, 0, 6});
+  check({"x: " + T("(2, 3, 4)"), "R.take(x, R.prim_value(2), axis=1)", {{2, 3, 4}}});  // one slice
+  check({"x: " + T("(3, 5)") + ", y: " + T("(3, 5)"), "R.nn.cross_entropy_with_logits(x, y)", {{3, 5}, {3, 5}}});
+  check({"x: " + T("(\"n\", 4)") + ", y: " + T("(\"n\", 4)"), "R.nn.cross_entropy_with_logits(x, y)", {{2, 4}, {2, 4}}});
+  check({"x: " + T("(6,)") + ", y: " + T("(6,)"), "R.nn.cross_entropy_with_logits(x, y)", {{6}, {6}}});
   check({"x: " + T("(\"n\", 4)") + ", i: " + T("(\"m\",)", "int32"), "R.take(x, i, axis=0)", {{6, 4}, {5}}, 0, 5});
   check({"x: " + T("(7, 6)"), "R.strided_slice(x, [0, 1], [1, -1], [5, 0], [2, -1])", {{7, 6}}});
   check({"x: " + T("(4, 5, 3)"), "R.strided_slice(x, [1], [-3], [100])", {{4, 5, 3}}});
