@@ -762,4 +762,40 @@ bool proveNonNegativeShape(const PrimExpr& e) {
   }
 }
 
+namespace {
+// True/false when the comparison follows from shape vars being non-negative, else nullopt.
+std::optional<bool> decideWithShapeFacts(const PrimExpr& c) {
+  auto* b = c && PrimBinary::classOf(c->kind()) ? static_cast<const PrimBinary*>(c.get()) : nullptr;
+  if (!b) return std::nullopt;
+  auto nonNeg = [](const PrimExpr& x, const PrimExpr& y) { return proveNonNegativeShape(simplify(sub(x, y))); };  // x >= y
+  switch (c->kind()) {
+    case NodeKind::LT: if (nonNeg(b->a, b->b)) return false; break;
+    case NodeKind::GE: if (nonNeg(b->a, b->b)) return true; break;
+    case NodeKind::LE: if (nonNeg(b->b, b->a)) return true; break;
+    case NodeKind::GT: if (nonNeg(b->b, b->a)) return false; break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+PrimExpr resolveShapeConditions(const PrimExpr& e) {
+  if (!e) return e;
+  if (PrimBinary::classOf(e->kind())) {
+    auto* b = static_cast<const PrimBinary*>(e.get());
+    PrimExpr x = resolveShapeConditions(b->a), y = resolveShapeConditions(b->b);
+    return x.get() == b->a.get() && y.get() == b->b.get() ? e : PrimExpr(make<PrimBinary>(e->kind(), e->dtype, x, y));
+  }
+  if (auto* c = e->kind() == NodeKind::PrimCall ? static_cast<const PrimCall*>(e.get()) : nullptr; c && c->op == "tir.if_then_else" && c->args.size() == 3) {
+    if (auto d = decideWithShapeFacts(simplify(c->args[0]))) return resolveShapeConditions(c->args[*d ? 1 : 2]);
+  }
+  if (e->kind() == NodeKind::Select) {
+    auto* s = static_cast<const Select*>(e.get());
+    if (auto d = decideWithShapeFacts(simplify(s->cond))) return resolveShapeConditions(*d ? s->trueValue : s->falseValue);
+  }
+  return e;
+}
+}  // namespace
+
+PrimExpr simplifyWithShapeFacts(const PrimExpr& e) { return simplify(resolveShapeConditions(e)); }
+
 }  // namespace rlx

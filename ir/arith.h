@@ -16,6 +16,9 @@ bool proveEqual(const PrimExpr& a, const PrimExpr& b);
 // True when `e` is provably >= 0 with every integer var taken as non-negative: the rule for
 // symbolic shape vars, which TVM's block builder marks non-negative in struct info inference.
 bool proveNonNegativeShape(const PrimExpr& e);
+// `e` simplified with its if_then_else / Select conditions decided where shape vars being
+// non-negative decides them (if_then_else(N < 0, a, b) is b for a shape var N).
+PrimExpr simplifyWithShapeFacts(const PrimExpr& e);
 // The value of e when it is a constant integer after simplification.
 std::optional<int64_t> constInt(const PrimExpr& e);
 

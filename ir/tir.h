@@ -142,6 +142,19 @@ class PrimFunc final : public ExprNode {
 };
 using PrimFuncRef = Ref<PrimFunc>;
 
+// A copy of `f` with other attributes (the function otherwise unchanged, its return type too).
+inline PrimFuncRef withPrimFuncAttrs(const PrimFunc& f, AttrsRef attrs) {
+  auto np = make<PrimFunc>();
+  np->params = f.params;
+  np->bufferMap = f.bufferMap;
+  np->body = f.body;
+  np->attrs = std::move(attrs);
+  np->retType = f.retType;
+  np->sinfo = f.sinfo;
+  np->span = f.span;
+  return np;
+}
+
 // The loops of the nest at `s`, outermost first, into `loops`; returns the statement inside the
 // innermost (s itself when it is not a For).
 inline Stmt loopNest(const Stmt& s, std::vector<const For*>& loops) {

@@ -2,6 +2,7 @@
 // verifier_tir.cc. One walk per function keeps var scopes, symbolic-var scopes and the error list.
 #include "ir/verifier.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "ir/arith.h"
@@ -113,6 +114,66 @@ class RelaxVerifier {
         error("V5", "symbolic variable '" + v->name + "' is used in " + (of ? "the struct info of '" + of->name + "'" : std::string(where)) + " before it is defined", curSpan_, v.get());
     visitSInfoExprs(s);
   }
+  // [V10] R.call_tir(f, args, out_sinfo): the tensors passed (args, then the outputs) agree with
+  // f's buffers in number, rank and every extent that is known on both sides (buffer shape vars
+  // take the extents of the first tensor that names them).
+  void checkCallTir(const Call& c) {
+    const std::string& op = c.opName();
+    if ((op != "relax.call_tir" && op != "relax.call_tir_with_grad") || c.args.size() < 2 || c.sinfoArgs.empty()) return;
+    auto gv = c.args[0].as<GlobalVar>();
+    if (!gv) return;
+    auto f = mod_.lookup(gv->name).as<PrimFunc>();
+    if (!f) return;
+    std::vector<StructInfo> tensors;
+    if (auto t = c.args[1].as<Tuple>()) {
+      for (auto& a : t->fields) tensors.push_back(sinfoOf(a));
+    } else if (auto ts = sinfoOf(c.args[1]).as<TupleSInfo>()) {
+      tensors = ts->fields;
+    } else {
+      tensors.push_back(sinfoOf(c.args[1]));
+    }
+    if (auto outs = c.sinfoArgs[0].as<TupleSInfo>()) tensors.insert(tensors.end(), outs->fields.begin(), outs->fields.end());
+    else tensors.push_back(c.sinfoArgs[0]);
+    // R.Prim arguments are the kernel's scalar params, not buffers.
+    tensors.erase(std::remove_if(tensors.begin(), tensors.end(), [](const StructInfo& s) { return s && s.is<PrimSInfo>(); }), tensors.end());
+    std::vector<const Buffer*> buffers;
+    for (auto& p : f->params)
+      if (auto* b = f->bufferOf(p)) buffers.push_back(b->get());
+    if (buffers.size() != tensors.size()) {
+      error("V10", "R.call_tir passes " + std::to_string(tensors.size()) + " tensors (arguments and outputs) but '" + gv->name + "' takes " +
+                       std::to_string(buffers.size()) + " buffers", c.span, &c);
+      return;
+    }
+    PrimVarMap bound;
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      auto t = tensors[i].as<TensorSInfo>();
+      if (!t) continue;
+      const auto& shape = buffers[i]->shape;
+      std::string which = i + 1 < buffers.size() || tensors.size() == 1 ? "tensor " + std::to_string(i) : "the output";
+      if (t->ndim >= 0 && size_t(t->ndim) != shape.size()) {
+        error("V10", "R.call_tir: " + which + " has " + std::to_string(t->ndim) + " dimensions but buffer '" + buffers[i]->name + "' of '" + gv->name + "' has " +
+                         std::to_string(shape.size()), c.span, &c);
+        return;
+      }
+      auto dims = t->dims();
+      if (!dims) continue;
+      for (size_t k = 0; k < shape.size() && k < dims->size(); ++k) {
+        const PrimExpr& want = shape[k];
+        if (want->kind() == NodeKind::PrimVar && !bound.count(static_cast<const PrimVar*>(want.get()))) {
+          bound[static_cast<const PrimVar*>(want.get())] = (*dims)[k];
+          continue;
+        }
+        auto w = constInt(simplify(primSubstitute(want, bound)));
+        auto h = constInt((*dims)[k]);
+        if (w && h && *w != *h) {
+          error("V10", "R.call_tir: dimension " + std::to_string(k) + " of " + which + " is " + std::to_string(*h) + " but buffer '" + buffers[i]->name + "' of '" +
+                           gv->name + "' has " + std::to_string(*w), c.span, &c);
+          return;
+        }
+      }
+    }
+  }
+
   // The symbolic vars a struct info uses from its context: a function type binds the vars its
   // parameters name directly (R.Prim(value=i), R.Tensor((n,))), as its signature would.
   static void collectFreeSymVars(const StructInfo& s, std::vector<Ref<PrimVar>>& out) {
@@ -322,6 +383,7 @@ class RelaxVerifier {
         visitExpr(c.op);
         for (auto& a : c.args) visitExpr(a);
         for (auto& s : c.sinfoArgs) checkSInfo(s, "a call's sinfo_args");
+        checkCallTir(c);
         break;
       }
       case NodeKind::ShapeExpr:
@@ -371,6 +433,15 @@ std::vector<Error> verifyModule(const IRModuleRef& mod, const VerifyOptions& opt
     if (!names.insert(name).second)
       out.emplace_back("[V6] function '" + name + "' is defined more than once in the module", entry.func ? entry.func->span : Span{});
     if (!entry.func) continue;
+    // A Relax function's global_symbol is the name it is exported as: another function's name
+    // would make two functions answer to it (TVM's well-formed check; it lets PrimFuncs share one).
+    const AttrsRef* attrs = nullptr;
+    if (auto f = entry.func.as<Function>()) attrs = &f->attrs;
+    if (attrs && *attrs)
+      if (const Attr* sym = (*attrs)->find("global_symbol"); sym && *sym && (*sym)->kind == AttrValue::Str && (*sym)->s != name)
+        for (auto& other : mod->functions)
+          if (other.gvar && other.gvar->name == (*sym)->s && other.func.get() != entry.func.get())
+            out.emplace_back("[V6] function '" + name + "' is exported as \"" + (*sym)->s + "\", the name of another function of the module", entry.func->span);
     if (auto f = entry.func.as<Function>()) relax.verifyFunction(*f, name);
     else if (auto pf = entry.func.as<PrimFunc>()) verifyPrimFunc(*pf, name, out);
   }

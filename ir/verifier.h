@@ -30,6 +30,8 @@ namespace rlx {
 //       with (a subtype of) the declared return struct info; the `relax.force_pure` attr appears
 //       only on functions declared pure (TVM's rule: force_pure=True implies is_pure=True).
 //  [V8] An If condition is a boolean scalar (R.Tensor((), "bool") or R.Prim("bool")).
+//  [V10] R.call_tir(f, args, out_sinfo) with f a PrimFunc of the module: the argument and output
+//       tensors match f's buffers in number and rank, and in every extent known on both sides.
 // TIR
 //  [V9] Inside a PrimFunc every buffer used (loads, stores, reads/writes regions, match_buffer
 //       sources) is defined (buffer_map, alloc_buffer, match_buffer) and in scope, every variable

@@ -81,6 +81,12 @@ class ModuleParser {
         bool ok = false;
         for (auto* d : s->decorators) ok |= isModuleDecorator(d);
         if (!ok) diag_.error(Error("the module class needs the @I.ir_module decorator", s->span));
+        // TVMScript evaluates base classes as Python names; from text none is defined
+        // (`class M(BasePyModule)` needs the Python module that defines it).
+        if (s->value) {
+          std::string base = s->value->dottedName();
+          diag_.error(Error("name '" + (base.empty() ? std::string("...") : base) + "' is not defined: a module class read from text takes no base class", s->value->span));
+        }
         cls = s;
       } else if (s->kind == SK::FunctionDef) {
         loose.push_back(s);

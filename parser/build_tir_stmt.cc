@@ -66,7 +66,22 @@ Stmt TirBuilder::buildBody(const std::vector<ast::Stmt*>& body, size_t from, Pla
         if (auto st = buildIf(s)) out.push_back(st);
         break;
       case ast::Stmt::Pass: break;
-      case ast::Stmt::Return: error("'return' is not supported in a T.prim_func body", s->span); break;
+      case ast::Stmt::Return: {
+        // `return x` is T.ret(x): a host function's result.
+        if (!s->value) {
+          error("a T.prim_func 'return' needs a value (T.ret(x))", s->span);
+          break;
+        }
+        auto v = evalExpr(s->value);
+        if (!v.ok()) {
+          report(std::move(v.error()), s->value->span);
+          break;
+        }
+        auto ev = make<Evaluate>(make<PrimCall>((*v)->dtype, "tir.ret", std::vector<PrimExpr>{*v}));
+        ev->span = s->span;
+        out.push_back(ev);
+        break;
+      }
       default: error("nested definitions are not allowed in a T.prim_func body", s->span); break;
     }
     if (rest) break;

@@ -614,6 +614,7 @@ struct StmtLine {
       s->returns = tagged(items, "returns");
     } else if constexpr (K == LineResult::Class) {
       s->name = items[0]->str;
+      s->value = items.size() > 1 ? items[1] : nullptr;  // the first base class, if any
     } else if constexpr (K == LineResult::If || K == LineResult::Elif) {
       s->value = items[0];
     } else if constexpr (K == LineResult::For) {

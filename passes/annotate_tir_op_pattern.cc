@@ -308,14 +308,7 @@ Expr annotate(const Expr& func) {
   if (auto k = attrInt(p->attrs, "op_pattern"); k && *k != 0) return func;
   int kind = Analyzer(*p).run(p->body);
   if (auto k = attrInt(p->attrs, "op_pattern"); k && *k == kind) return func;
-  auto np = make<PrimFunc>();
-  np->params = p->params;
-  np->bufferMap = p->bufferMap;
-  np->body = p->body;
-  np->attrs = withDictAttr(p->attrs, "op_pattern", AttrValue::integer(kind));
-  np->sinfo = p->sinfo;
-  np->span = p->span;
-  return np;
+  return withPrimFuncAttrs(*p, withDictAttr(p->attrs, "op_pattern", AttrValue::integer(kind)));
 }
 
 }  // namespace

@@ -17,14 +17,7 @@ Expr attach(const Expr& func, const std::string& name) {
   }
   if (auto p = func.as<PrimFunc>()) {
     if (p->attrs && p->attrs->find("global_symbol")) return func;
-    auto np = make<PrimFunc>();
-    np->params = p->params;
-    np->bufferMap = p->bufferMap;
-    np->body = p->body;
-    np->attrs = withDictAttr(p->attrs, "global_symbol", AttrValue::str(name));
-    np->sinfo = p->sinfo;
-    np->span = p->span;
-    return np;
+    return withPrimFuncAttrs(*p, withDictAttr(p->attrs, "global_symbol", AttrValue::str(name)));
   }
   return func;
 }

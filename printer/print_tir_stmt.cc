@@ -52,8 +52,11 @@ void TirPrinter::printStmt(const Stmt& s, bool concise) {
     case NodeKind::Evaluate: {
       auto& ev = static_cast<const Evaluate&>(*s);
       declareFree({ev.value});
-      // An evaluated call prints bare; anything else through T.evaluate.
-      if (ev.value->kind() == NodeKind::PrimCall) ctx.line(expr(ev.value));
+      // An evaluated call prints bare, T.ret(x) as Python's `return x` (TVM's); anything else
+      // through T.evaluate.
+      auto* call = ev.value->kind() == NodeKind::PrimCall ? static_cast<const PrimCall*>(ev.value.get()) : nullptr;
+      if (call && call->op == "tir.ret" && call->args.size() == 1) ctx.line("return " + expr(call->args[0]));
+      else if (call) ctx.line(expr(ev.value));
       else ctx.line("T.evaluate(" + expr(ev.value) + ")");
       return;
     }

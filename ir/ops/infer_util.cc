@@ -125,6 +125,14 @@ std::string primStr(const PrimExpr& e) {
     return fmt::format("{} {} {}", wrap(b->a), sym ? sym : "?", wrap(b->b));
   }
   if (auto c = e.as<Cast>()) return fmt::format("T.Cast(\"{}\", {})", c->dtype.str(), primStr(c->value));
+  if (auto c = e.as<PrimCall>()) {
+    // tir.if_then_else(...) reads as TVMScript's T.if_then_else(...).
+    std::string name = c->op.compare(0, 4, "tir.") == 0 ? "T." + c->op.substr(4) : c->op;
+    std::string args;
+    for (auto& a : c->args) args += (args.empty() ? "" : ", ") + primStr(a);
+    return name + "(" + args + ")";
+  }
+  if (auto s = e.as<Select>()) return fmt::format("T.Select({}, {}, {})", primStr(s->cond), primStr(s->trueValue), primStr(s->falseValue));
   return nodeKindName(e->kind());
 }
 

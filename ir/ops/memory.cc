@@ -79,7 +79,7 @@ Result<StructInfo> inferView(const Call& c) {
       return simplify(n);
     };
     PrimExpr view = bytes(viewShape->values, t), source = bytes(*sourceDims, x->dtype);
-    auto over = asConst(simplify(sub(add(view, i64(offset.value_or(0))), source)));
+    auto over = asConst(simplifyWithShapeFacts(sub(add(view, i64(offset.value_or(0))), source)));
     if (over && *over > 0) {
       const char* unit = t.isVoid() ? "elements" : "bytes";
       return opError(c, fmt::format("the view of {} {} at byte offset {} exceeds the {} {} of the data", primStr(view), unit, offset.value_or(0), primStr(source), unit));
