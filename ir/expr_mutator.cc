@@ -2,6 +2,8 @@
 // Struct info is carried over from the old node (passes that change types re-normalize).
 #include "ir/expr_mutator.h"
 
+#include "ir/expr_walk.h"
+
 namespace rlx {
 
 namespace {
@@ -77,7 +79,11 @@ BindingRef ExprMutator::visitBinding(const BindingRef& b) {
 
 BindingRef ExprMutator::rebind(const BindingRef& b, const Expr& value, const StructInfo& sinfo, bool dataflow) {
   VarRef var = b->var;
-  if (!sinfo.same(var->sinfo) || dataflow != var->isDataflow()) {
+  // A recursive local function calls itself through its binding var: that var must stay the one
+  // its body refers to, so it is kept (a new var would leave the body calling an unbound name).
+  bool recursive = false;
+  if (value.is<Function>()) walkExpr(value, [&](const Expr& e) { recursive |= e.get() == var.get(); });
+  if (!recursive && (!sinfo.same(var->sinfo) || dataflow != var->isDataflow())) {
     auto nv = make<Var>(var->name, sinfo, dataflow);
     nv->span = var->span;
     varMap[var.get()] = nv;
