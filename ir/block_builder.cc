@@ -306,4 +306,12 @@ StructInfo eraseUndefinedVars(const StructInfo& s, const std::vector<const PrimV
   }
 }
 
+StructInfo eraseToSignature(const StructInfo& body, const std::vector<VarRef>& params) {
+  std::vector<const PrimVar*> sigVars;
+  std::vector<Ref<PrimVar>> vs;
+  for (auto& p : params) sinfoCollectVars(p->sinfo, vs);
+  for (auto& v : vs) sigVars.push_back(v.get());
+  return eraseUndefinedVars(body, sigVars);
+}
+
 }  // namespace rlx

@@ -51,5 +51,8 @@ class BlockBuilder {
 Result<StructInfo> inferCallSInfo(const Call& call);
 // The struct info with every symbolic var outside `defined` erased (shapes become ndim-only).
 StructInfo eraseUndefinedVars(const StructInfo& s, const std::vector<const PrimVar*>& defined);
+// A function body's struct info as its return struct info: what the body binds (symbolic vars
+// from match_cast, shape vars) is erased; only the parameters' symbolic vars stay.
+StructInfo eraseToSignature(const StructInfo& body, const std::vector<VarRef>& params);
 
 }  // namespace rlx

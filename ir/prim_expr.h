@@ -102,6 +102,7 @@ class Buffer final : public Object {
   std::string scope = "global";
   int alignment = 64;  // TVM's default; printed only when it differs... see printer
   int offsetFactor = 1;
+  std::vector<int64_t> axisSeparators;  // where the physical (flattened) axes split; empty = one
   bool explicitAlign = false, explicitOffsetFactor = false, explicitElemOffset = false;
   PrimVarRef data;  // the handle var
 };

@@ -170,7 +170,8 @@ class Equal {
               at("elem_offset", opt(a->elemOffset.get(), b->elemOffset.get()));
     --defCtx_;
     ok = ok && text("scope", a->scope, b->scope) && number("data_alignment", a->alignment, b->alignment) &&
-         number("offset_factor", a->offsetFactor, b->offsetFactor);
+         number("offset_factor", a->offsetFactor, b->offsetFactor) &&
+         list("axis_separators", a->axisSeparators, b->axisSeparators, [&](int64_t x, int64_t y) { return number("axis_separator", x, y); });
     return ok && (bind(a, b, true) || fail(a, b));
   }
   bool useBuffer(const Buffer* a, const Buffer* b) {

@@ -68,6 +68,9 @@ Result<AttrsRef> TirBuilder::evalAttrDict(const ast::Expr* e) {
 
 Result<std::vector<PrimExpr>> TirBuilder::evalShape(const ast::Expr* e) {
   std::vector<PrimExpr> out;
+  // `X.shape`: another buffer's shape, as a whole.
+  if (e->kind == ast::Expr::Attribute && e->str == "shape" && e->a->kind == ast::Expr::Name)
+    if (const BufferRef* b = scope.lookupBuffer(e->a->str)) return (*b)->shape;
   if (e->kind == ast::Expr::Tuple || e->kind == ast::Expr::List) {
     for (auto* x : e->items) {
       RLX_TRY(v, evalExpr(x));
@@ -141,8 +144,17 @@ Result<BufferRef> TirBuilder::declareBuffer(const ast::Expr* call, size_t firstA
   }
   if (arg[8] && !(arg[8]->kind == ast::Expr::Str && (arg[8]->str == "default" || arg[8]->str.empty())))
     return Error("buffer_type other than \"default\" is not supported", arg[8]->span);
-  if (arg[9] && !(arg[9]->kind == ast::Expr::NoneLit || ((arg[9]->kind == ast::Expr::List || arg[9]->kind == ast::Expr::Tuple) && arg[9]->items.empty())))
-    return Error("axis_separators are not supported", arg[9]->span);
+  if (arg[9] && arg[9]->kind != ast::Expr::NoneLit) {
+    if (arg[9]->kind != ast::Expr::List && arg[9]->kind != ast::Expr::Tuple) return Error("axis_separators must be a list of axis indices", arg[9]->span);
+    int64_t last = 0;
+    for (auto* a : arg[9]->items) {
+      if (a->kind != ast::Expr::Int) return Error("axis_separators must be a list of axis indices", a->span);
+      if (a->i <= last || a->i >= int64_t(buf->shape.size()))
+        return Error("axis_separators must increase strictly and lie inside the buffer's " + std::to_string(buf->shape.size()) + " axes", a->span);
+      last = a->i;
+      buf->axisSeparators.push_back(a->i);
+    }
+  }
   buf->data = make<PrimVar>(name, DataType::handle());
   return BufferRef(buf);
 }

@@ -193,14 +193,8 @@ Expr refineReturn(const Expr& out, const Ref<Function>& f) {
   auto nf = out.as<Function>();
   auto seq = nf->body.as<SeqExpr>();
   if (!seq || seq.same(f->body)) return out;
-  std::vector<const PrimVar*> sigVars;
-  for (auto& p : nf->params) {
-    std::vector<Ref<PrimVar>> vs;
-    sinfoCollectVars(p->sinfo, vs);
-    for (auto& v : vs) sigVars.push_back(v.get());
-  }
   seq->sinfo = sinfoOf(seq->body);
-  StructInfo bodySInfo = eraseUndefinedVars(seq->sinfo, sigVars);
+  StructInfo bodySInfo = eraseToSignature(seq->sinfo, nf->params);
   if (!nf->retSInfo || structuralEqual(nf->retSInfo, bodySInfo).equal || !sinfoIsBaseOf(nf->retSInfo, bodySInfo)) return out;
   nf->retSInfo = bodySInfo;
   if (auto fs = nf->sinfo.as<FuncSInfo>()) nf->sinfo = make<FuncSInfo>(fs->params, bodySInfo, fs->isPure);

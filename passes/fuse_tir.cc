@@ -249,6 +249,9 @@ class FusedKernelBuilder {
       for (size_t d = 0; d < calleeInputs[i]->shape.size() && d < targets[i]->shape.size(); ++d)
         tir_merge::matchSymbolic(calleeInputs[i]->shape[d], targets[i]->shape[d], sub.vars);
       sub.buffers[calleeInputs[i].get()] = targets[i];
+      // A physical layout (axis_separators) the kernel declares for its input holds for the
+      // fused kernel's buffer too (TVM copies it onto the parameter).
+      if (targets[i]->axisSeparators.empty()) targets[i]->axisSeparators = calleeInputs[i]->axisSeparators;
     }
 
     RLX_TRY(shapes, outputShapes(call));
@@ -285,6 +288,7 @@ class FusedKernelBuilder {
       taken.push_back(name);
       BufferRef buf = tir_merge::declBuffer(name, shapes[i].first, (*b)->dtype);
       buf->scope = (*b)->scope;
+      buf->axisSeparators = (*b)->axisSeparators;
       for (size_t d = 0; d < (*b)->shape.size() && d < buf->shape.size(); ++d) tir_merge::matchSymbolic((*b)->shape[d], buf->shape[d], sub.vars);
       sub.buffers[b->get()] = buf;
       results.push_back(buf);

@@ -64,7 +64,7 @@ class Reinfer : public ExprMutator {
   Expr visitFunction(const Ref<Function>& f) override {
     Expr body = mutate(f->body);
     if (body.same(f->body)) return f;
-    StructInfo ret = sinfoOf(body);
+    StructInfo ret = eraseToSignature(sinfoOf(body), f->params);
     if (f->retSInfo && sinfoIsBaseOf(ret, f->retSInfo)) ret = f->retSInfo;  // keep a more specific annotation
     auto nf = make<Function>(f->params, body, ret, f->isPure, f->attrs);
     std::vector<StructInfo> ps;

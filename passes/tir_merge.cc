@@ -38,6 +38,7 @@ BufferRef Substituter::renewBuffer(const BufferRef& b) {
   n->scope = b->scope;
   n->alignment = b->alignment;
   n->offsetFactor = b->offsetFactor;
+  n->axisSeparators = b->axisSeparators;
   n->explicitAlign = b->explicitAlign;
   n->explicitOffsetFactor = b->explicitOffsetFactor;
   n->explicitElemOffset = b->explicitElemOffset;

@@ -155,7 +155,7 @@ bool TirPrinter::isSimpleBuffer(const Buffer& b) const {
     auto* i = asIntImm(b.elemOffset);
     if (!i || i->value != 0) return false;
   }
-  return b.scope == "global" && b.alignment == 64 && b.offsetFactor == 1 && !b.explicitOffsetFactor;
+  return b.scope == "global" && b.alignment == 64 && b.offsetFactor == 1 && !b.explicitOffsetFactor && b.axisSeparators.empty();
 }
 
 std::string TirPrinter::bufferDecl(const Buffer& b, const std::string& method, const std::vector<std::string>& leadArgs) {
@@ -193,6 +193,11 @@ std::string TirPrinter::bufferDecl(const Buffer& b, const std::string& method, c
   if (b.scope != "global") args.push_back("scope=" + quoteString(b.scope));
   if (b.alignment != 64) args.push_back("align=" + std::to_string(b.alignment));
   if (b.offsetFactor != 1 || b.explicitOffsetFactor) args.push_back("offset_factor=" + std::to_string(b.offsetFactor));
+  if (!b.axisSeparators.empty()) {
+    std::vector<std::string> seps;
+    for (auto a : b.axisSeparators) seps.push_back(std::to_string(a));
+    args.push_back("axis_separators=[" + join(seps) + "]");
+  }
   return "T." + method + "(" + join(args) + ")";
 }
 
