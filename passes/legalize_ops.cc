@@ -39,7 +39,8 @@ class Legalizer : public BindingRewriter {
     const legalize::Entry* entry = legalize::findRule(c->opName());
     if (!entry) return packedCall(*c);
     if (entry->fold)
-      if (Expr e = entry->fold(*c)) return e;
+      if (Expr e = entry->fold(*c)) return legalizeInner(e);
+    if (!entry->rule) return nullptr;
     // Kernels are shared when equal up to names; block names derived from argument names (x_red,
     // ...) count for our structural equality, so the comparison uses a build with positional names.
     legalize::Ctx canon(*c, true);
@@ -60,6 +61,41 @@ class Legalizer : public BindingRewriter {
   }
 
  private:
+  // A fold's replacement may call other ops (a scatter's reshape): those are legalized in turn,
+  // innermost first, as TVM's legalizer visits what a rule emits.
+  Expr legalizeInner(const Expr& e) {
+    if (auto t = e.as<Tuple>()) {
+      std::vector<Expr> fields;
+      bool changed = false;
+      for (auto& f : t->fields) {
+        fields.push_back(legalizeInner(f));
+        changed |= !fields.back().same(f);
+      }
+      if (!changed) return e;
+      auto nt = make<Tuple>(std::move(fields));
+      std::vector<StructInfo> fs;
+      for (auto& f : nt->fields) fs.push_back(sinfoOf(f));
+      nt->sinfo = make<TupleSInfo>(std::move(fs));
+      return nt;
+    }
+    auto c = e.as<Call>();
+    if (!c) return e;
+    std::vector<Expr> args;
+    for (auto& a : c->args) args.push_back(legalizeInner(a));
+    auto nc = make<Call>(c->op, std::move(args), c->attrs, c->sinfoArgs);
+    nc->span = c->span;
+    auto s = inferCallSInfo(*nc);
+    if (!s.ok()) return e;
+    nc->sinfo = s.value();
+    if (nc->op && nc->op->kind() == NodeKind::Op && legalize::findRule(nc->opName()))
+      if (Expr r = rewriteValue(nullptr, nc)) {
+        if (auto rc = r.as<Call>(); rc && !rc->sinfo)
+          if (auto rs = inferCallSInfo(*rc); rs.ok()) r->sinfo = rs.value();
+        return r;
+      }
+    return nc;
+  }
+
   // Ops the runtime implements as packed functions (TVM's FCallPacked attribute) become calls of
   // that function: `R.print(x, format=f)` -> `R.call_packed("relax.run.print", f, x, ...)`.
   static Expr packedCall(const Call& c) {

@@ -39,6 +39,7 @@ void registerAll() {
     registerQuantizeRules();
     registerEinsumRules();
     registerNNExtraRules();
+    registerCclRules();
   });
 }
 

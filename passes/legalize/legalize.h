@@ -79,6 +79,7 @@ void registerBitwiseRules();
 void registerQuantizeRules();
 void registerEinsumRules();
 void registerNNExtraRules();
+void registerCclRules();
 
 // Numpy broadcasting as topi does it: the index into `t` for output indices `out` of `outShape`
 // (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).
