@@ -1,5 +1,6 @@
 // Legalization of elementwise ops as topi computes them: binary arithmetic and comparisons with
 // numpy broadcasting (T_<op> blocks, ax loops), unary math (compute blocks), where, clip, astype.
+#include "ir/eval.h"
 #include "ir/ops/infer_util.h"
 #include "passes/legalize/legalize.h"
 
@@ -112,6 +113,15 @@ void registerElementwiseRules() {
     if (!x || !shape || x->dtype() == ctx.outDtype()) return {};
     DataType t = ctx.outDtype();
     return {ctx.kb.compute("T_cast", *shape, t, [&](const Indices& i) { return PrimExpr(make<Cast>(t, (*x)(i))); }, "ax")};
+  });
+
+  // A 0-d constant converts at compile time (TVM's legalizer returns the cast constant).
+  registerFold("relax.astype", [](const Call& call) -> Expr {
+    auto c = call.args.empty() ? nullptr : call.args[0].as<Constant>();
+    if (!c || !c->data || !c->data->shape.empty()) return nullptr;
+    auto v = evaluateOp("relax.astype", {Value::ofTensor(c->data)}, call.attrs);
+    if (!v.ok() || v.value().kind != Value::Tensor) return nullptr;
+    return make<Constant>(v.value().tensor);
   });
 
   registerRule("relax.where", "where", [](Ctx& ctx) -> std::vector<Tensor> {

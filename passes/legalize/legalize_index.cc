@@ -105,7 +105,14 @@ std::vector<Tensor> stridedSlice(Ctx& ctx) {
   }
   return {ctx.kb.compute("T_strided_slice_with_axes", *shape, x->dtype(), [&](const Indices& o) {
     Indices idx;
-    for (size_t d = 0; d < nd; ++d) idx.push_back(te::idxAdd(te::idxMul(o[d], step[d]), first[d]));
+    for (size_t d = 0; d < nd; ++d) {
+      // A negative step reads begin - i * |step| (TVM's simplified form of begin + i * step).
+      auto st = asIntImm(step[d]);
+      if (st && st->value < 0 && !(asIntImm(first[d]) && asIntImm(first[d])->value == 0))
+        idx.push_back(te::bin(NodeKind::Sub, first[d], te::idxMul(o[d], intImm(-st->value))));
+      else
+        idx.push_back(te::idxAdd(te::idxMul(o[d], step[d]), first[d]));
+    }
     return (*x)(idx);
   }, "ax")};
 }
