@@ -168,7 +168,13 @@ Tensor KernelBuilder::compute(const std::string& name, const std::vector<PrimExp
   block->iterVars = it.ivars;
   block->annotations = blockAttrs;
   block->body = make<BufferStore>(out, tirbuild::castTo(dtype, fn(it.spatial)), it.spatial);
-  stages_.push_back({{out}, nest(it.loops, it.extents, realize(it, block))});
+  Stmt stage = realize(it, block);
+  if (shape.empty()) {
+    // TVM gives a 0-d compute one unit spatial axis, bound to 0: vi = T.axis.spatial(1, T.int64(0)).
+    block->iterVars.push_back(IterVar{make<PrimVar>("vi", DataType::int32()), Range{intImm(0, DataType::int32()), intImm(1, DataType::int32())}, IterVar::DataPar});
+    static_cast<BlockRealize&>(*stage).iterValues.push_back(intImm(0));
+  }
+  stages_.push_back({{out}, nest(it.loops, it.extents, stage)});
   return Tensor{out};
 }
 
