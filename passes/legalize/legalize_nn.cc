@@ -29,12 +29,15 @@ te::Tensor softmaxStages(te::KernelBuilder& kb, const te::Tensor& x, int64_t axi
   auto k1 = kb.reduceAxis(x.shape()[axis], "k");
   Tensor maxel = kb.reduce("T_softmax_maxelem", red, t, {k1}, te::Combiner::Max, [&](const Indices& s, const Indices& r) { return x(insertK(s, r[0])); });
   if (log) {
-    Tensor e = kb.compute("compute", x.shape(), t, [&](const Indices& i) { return te::call("tir.exp", t, {te::bin(NodeKind::Sub, x(i), maxel(drop(i)))}); });
+    // topi.log_softmax: the exp is summed inside the reduction, no exp stage of its own.
     auto k2 = kb.reduceAxis(x.shape()[axis], "k");
-    Tensor s = kb.reduce("compute", red, t, {k2}, te::Combiner::Sum, [&](const Indices& sp, const Indices& r) { return e(insertK(sp, r[0])); });
+    Tensor s = kb.reduce("compute", red, t, {k2}, te::Combiner::Sum, [&](const Indices& sp, const Indices& r) {
+      return te::call("tir.exp", t, {te::bin(NodeKind::Sub, x(insertK(sp, r[0])), maxel(sp))});
+    });
+    AttrsRef attrs = withDictAttr(nullptr, "axis", AttrValue::integer(axis));
     return kb.compute("compute", x.shape(), t, [&](const Indices& i) {
       return te::bin(NodeKind::Sub, te::bin(NodeKind::Sub, x(i), maxel(drop(i))), te::call("tir.log", t, {s(drop(i))}));
-    });
+    }, "i", attrs);
   }
   Tensor e = kb.compute("T_softmax_exp", x.shape(), t, [&](const Indices& i) { return te::call("tir.exp", t, {te::bin(NodeKind::Sub, x(i), maxel(drop(i)))}); });
   auto k2 = kb.reduceAxis(x.shape()[axis], "k");
