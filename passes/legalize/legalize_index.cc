@@ -101,7 +101,8 @@ std::vector<Tensor> stridedSlice(Ctx& ctx) {
     step[ax] = intImm(sc->value);
     PrimExpr b = ctx.kb.mapShape((*begin)[k]);
     if (b->dtype != DataType::int64()) b = make<Cast>(DataType::int64(), b);
-    first[ax] = canonicalBegin(b, x->shape()[ax], sc->value);
+    // assume_inbound: the caller promises an in-range begin, read as given (no wrap or clamp).
+    first[ax] = ops::attrBool(ctx.call, "assume_inbound") ? b : canonicalBegin(b, x->shape()[ax], sc->value);
   }
   return {ctx.kb.compute("T_strided_slice_with_axes", *shape, x->dtype(), [&](const Indices& o) {
     Indices idx;
