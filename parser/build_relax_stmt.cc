@@ -364,6 +364,20 @@ Status RelaxBuilder::buildAssignImpl(const ast::Stmt* s) {
   if (value->kind == AK::Call) {
     std::string callee = value->a->dottedName();
     if (tirDtypeCallee(callee) && (value->items.empty() || (value->items.size() == 1 && value->items[0]->kind == AK::Keyword))) return declareSymbolicVar(name, value);
+    if (callee == "T.Var") {
+      // T.Var("n", "int64"): the tir.Var constructor, a symbolic var like `n = T.int64()`.
+      if (value->items.size() != 2 || value->items[0]->kind != AK::Str || value->items[1]->kind != AK::Str)
+        return Error("T.Var takes a name and a dtype: T.Var(\"n\", \"int64\")", value->span);
+      auto t = DataType::parse(value->items[1]->str);
+      if (!t || !t->isIntegral()) return Error("a symbolic variable needs an integer dtype, not \"" + value->items[1]->str + "\"", value->items[1]->span);
+      if (auto* existing = primScope_.lookup(name); existing && (*existing)->kind() == NodeKind::PrimVar) {
+        if ((*existing)->dtype != *t)
+          return Error("'" + name + "' is a " + (*existing)->dtype.str() + " symbolic variable of the signature; it cannot be re-declared as " + t->str(), value->span);
+        return okStatus();
+      }
+      primScope_.define(name, make<PrimVar>(value->items[0]->str, *t));
+      return okStatus();
+    }
     if (callee == "R.match_cast") {
       if (value->items.size() != 2) return Error("R.match_cast takes a value and a struct info", value->span);
       RLX_TRY(v, evalExpr(value->items[0]));

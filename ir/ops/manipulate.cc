@@ -375,7 +375,9 @@ Result<StructInfo> inferRepeat(const Call& c) {
     RLX_TRY(axis, normalizeAxis(c, x->ndim, attrInt(c, "axis")));
     if (!d) return makeTensorNdim(x->dtype, x->ndim, x->vdevice);
     std::vector<PrimExpr> out = *d;
-    out[size_t(axis)] = mul(out[size_t(axis)], i64(reps));
+    // TVM writes repeats * dim (2 * a), not canonicalized; constants fold.
+    auto k = asConst(out[size_t(axis)]);
+    out[size_t(axis)] = k ? i64(*k * reps) : binary(NodeKind::Mul, i64(reps), out[size_t(axis)]);
     return makeTensor(out, x->dtype, x->vdevice);
   }
   if (!d) return makeTensorNdim(x->dtype, 1, x->vdevice);

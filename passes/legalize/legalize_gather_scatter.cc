@@ -252,12 +252,16 @@ std::vector<Tensor> repeat(Ctx& ctx) {
   int64_t axis = normAxis(ops::attrInt(ctx.call, "axis", 0), x->ndim());
   if (axis < 0) return {};
   std::vector<PrimExpr> shape = x->shape();
-  shape[axis] = te::idxMul(shape[axis], intImm(reps, shape[axis]->dtype));
-  return {ctx.kb.compute("T_repeat", shape, x->dtype(), [&](const Indices& i) {
+  PrimExpr dim = shape[axis];
+  shape[axis] = te::idxMul(dim, intImm(reps, dim->dtype));
+  Tensor out = ctx.kb.compute("T_repeat", shape, x->dtype(), [&](const Indices& i) {
     Indices idx = i;
     idx[axis] = idxFloorDiv(i[axis], reps);
     return (*x)(idx);
-  }, "ax")};
+  }, "ax");
+  // topi declares the output as repeats * dim (2 * a); only the loop extent is simplified.
+  if (!asIntImm(dim)) out.buf->shape[axis] = binary(NodeKind::Mul, intImm(reps, dim->dtype), dim);
+  return {out};
 }
 
 // topi.stack: the new axis picks the input; an if_then_else chain tests it against 1, 2, ...
