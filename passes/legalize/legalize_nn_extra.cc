@@ -1,6 +1,7 @@
 // Legalization of nn.prelu (topi's slope_broadcasted + compute stages), nn.instance_norm (one
 // tuple reduction of sum and sum of squares over `axes`, then T_instance_norm) and
-// nn.cross_entropy_with_logits (-sum(x * y), over the batch when 2-D), as topi builds them.
+// nn.cross_entropy_with_logits (-sum(x * y), over the batch when 2-D) and nn.nll_loss (weighted
+// negative log-likelihood, reduced by sum or weighted mean), as topi builds them.
 #include "ir/ops/infer_util.h"
 #include "passes/legalize/legalize.h"
 
@@ -95,9 +96,51 @@ std::vector<Tensor> crossEntropyWithLogits(Ctx& ctx) {
   return {ctx.kb.compute("T_divide", {}, t, [&](const Indices& i) { return te::bin(NodeKind::Div, neg(i), n); }, "ax")};
 }
 
+// topi.nn.nll_loss: per target element -w[t] * pred[.., t, ..] (0 where t is ignore_index), then
+// summed, or divided by the summed weights for "mean"; a 0-d target is not reduced.
+std::vector<Tensor> nllLoss(Ctx& ctx) {
+  auto pred = ctx.arg(0), target = ctx.arg(1), weights = ctx.arg(2);
+  if (!pred || !target || !weights || !pred->dtype().isFloat() || weights->ndim() != 1) return {};
+  size_t tn = target->ndim();
+  if (pred->ndim() != (tn == 0 ? 1 : tn + 1)) return {};
+  std::string reduction = ops::attrString(ctx.call, "reduction", "mean");
+  int64_t ignore = ops::attrInt(ctx.call, "ignore_index", -100);
+  DataType t = pred->dtype(), it = target->dtype();
+  auto keep = [&](const Indices& i) { return te::bin(NodeKind::NE, (*target)(i), intImm(ignore, it)); };
+  Tensor loss = ctx.kb.compute("nll_loss", target->shape(), t, [&](const Indices& i) {
+    PrimExpr cls = (*target)(i);
+    Indices p;
+    if (tn == 0) {
+      p.push_back(cls);
+    } else {
+      p.push_back(i[0]);
+      p.push_back(cls);
+      p.insert(p.end(), i.begin() + 1, i.end());
+    }
+    PrimExpr v = te::bin(NodeKind::Mul, te::bin(NodeKind::Sub, te::constant(0, t), (*pred)(p)), (*weights)({cls}));
+    return PrimExpr(make<Select>(keep(i), v, te::constant(0, t)));
+  }, "ax");
+  if (reduction == "none") return {loss};
+  auto total = [&](const Tensor& x) {
+    if (tn == 0) return x;
+    std::vector<te::ReduceAxis> axes;
+    for (size_t d = 0; d < tn; ++d) axes.push_back(ctx.kb.reduceAxis(x.shape()[d], "k" + std::to_string(d)));
+    return ctx.kb.reduce(x.buf->name + "_red", {}, t, axes, te::Combiner::Sum, [&](const Indices&, const Indices& r) { return x(r); }, "ax");
+  };
+  Tensor sum = total(loss);
+  if (reduction == "sum") return {sum};
+  if (reduction != "mean") return {};
+  Tensor w = ctx.kb.compute("nll_loss", target->shape(), t, [&](const Indices& i) {
+    return PrimExpr(make<Select>(keep(i), (*weights)({(*target)(i)}), te::constant(0, t)));
+  }, "ax");
+  Tensor wsum = total(w);
+  return {ctx.kb.compute("T_divide", {}, t, [&](const Indices& i) { return te::bin(NodeKind::Div, sum(i), wsum(i)); }, "ax")};
+}
+
 }  // namespace
 
 void registerNNExtraRules() {
+  registerRule("relax.nn.nll_loss", "nll_loss", nllLoss);
   registerRule("relax.nn.cross_entropy_with_logits", "cross_entropy_with_logits", crossEntropyWithLogits);
   registerRule("relax.nn.prelu", "prelu", prelu);
   registerRule("relax.nn.instance_norm", "instance_norm", instanceNorm);

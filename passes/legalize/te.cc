@@ -1,5 +1,6 @@
 // The tensor-expression builder behind LegalizeOps: each compute stage becomes loops around one
 // block (iter vars v_<loop>, regions inferred as TVM's create_prim_func does), in creation order.
+#include "ir/prim_expr_map.h"
 #include "passes/legalize/te.h"
 #include "passes/tir_merge.h"
 
@@ -170,8 +171,17 @@ Tensor KernelBuilder::compute(const std::string& name, const std::vector<PrimExp
   block->body = make<BufferStore>(out, tirbuild::castTo(dtype, fn(it.spatial)), it.spatial);
   Stmt stage = realize(it, block);
   if (shape.empty()) {
-    // TVM gives a 0-d compute one unit spatial axis, bound to 0: vi = T.axis.spatial(1, T.int64(0)).
-    block->iterVars.push_back(IterVar{make<PrimVar>("vi", DataType::int32()), Range{intImm(0, DataType::int32()), intImm(1, DataType::int32())}, IterVar::DataPar});
+    // TVM gives a 0-d compute one unit spatial axis, bound to 0: vi = T.axis.spatial(1, T.int64(0)),
+    // its extent int64 when the value indexes a buffer with int64 values (a gathered element).
+    bool int64Index = false;
+    std::function<void(const PrimExpr&)> scan = [&](const PrimExpr& e) {
+      if (auto* l = e->kind() == NodeKind::BufferLoad ? static_cast<const BufferLoad*>(e.get()) : nullptr)
+        for (auto& i : l->indices) int64Index |= i->dtype == DataType::int64();
+      forEachOperand(e, scan);
+    };
+    scan(static_cast<const BufferStore&>(*block->body).value);
+    DataType dt = int64Index ? DataType::int64() : DataType::int32();
+    block->iterVars.push_back(IterVar{make<PrimVar>("vi", dt), Range{intImm(0, dt), intImm(1, dt)}, IterVar::DataPar});
     static_cast<BlockRealize&>(*stage).iterValues.push_back(intImm(0));
   }
   stages_.push_back({{out}, nest(it.loops, it.extents, stage)});

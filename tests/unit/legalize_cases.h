@@ -482,6 +482,11 @@ inline void indexingCases(const CaseCheck& check) {
   check({"x: " + T("(3, 5)") + ", y: " + T("(3, 5)"), "R.nn.cross_entropy_with_logits(x, y)", {{3, 5}, {3, 5}}});
   check({"x: " + T("(\"n\", 4)") + ", y: " + T("(\"n\", 4)"), "R.nn.cross_entropy_with_logits(x, y)", {{2, 4}, {2, 4}}});
   check({"x: " + T("(6,)") + ", y: " + T("(6,)"), "R.nn.cross_entropy_with_logits(x, y)", {{6}, {6}}});
+  // nll_loss: class indices drawn from [0, 4], one of them the ignored class 1.
+  for (const char* red : {"mean", "sum", "none"})
+    check({"t: " + T("(3, 2)", "int64") + ", p: " + T("(3, 5, 2)") + ", w: " + T("(5,)"),
+           std::string("R.nn.nll_loss(p, t, w, reduction=\"") + red + "\", ignore_index=1)", {{3, 2}, {3, 5, 2}, {5}}, 0, 4});
+  check({"t: " + T("()", "int64") + ", p: " + T("(5,)") + ", w: " + T("(5,)"), "R.nn.nll_loss(p, t, w, reduction=\"mean\", ignore_index=-1)", {{}, {5}, {5}}, 0, 4});
   check({"x: " + T("(\"n\", 4)") + ", i: " + T("(\"m\",)", "int32"), "R.take(x, i, axis=0)", {{6, 4}, {5}}, 0, 5});
   check({"x: " + T("(7, 6)"), "R.strided_slice(x, [0, 1], [1, -1], [5, 0], [2, -1])", {{7, 6}}});
   check({"x: " + T("(4, 5, 3)"), "R.strided_slice(x, [1], [-3], [100])", {{4, 5, 3}}});
