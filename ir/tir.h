@@ -142,16 +142,26 @@ class PrimFunc final : public ExprNode {
 };
 using PrimFuncRef = Ref<PrimFunc>;
 
-// A copy of `f` with other attributes (the function otherwise unchanged, its return type too).
-inline PrimFuncRef withPrimFuncAttrs(const PrimFunc& f, AttrsRef attrs) {
+// A copy of `f` (params, buffers, body, attributes, return type) for a pass to change one part of.
+inline PrimFuncRef copyPrimFunc(const PrimFunc& f) {
   auto np = make<PrimFunc>();
   np->params = f.params;
   np->bufferMap = f.bufferMap;
   np->body = f.body;
-  np->attrs = std::move(attrs);
+  np->attrs = f.attrs;
   np->retType = f.retType;
   np->sinfo = f.sinfo;
   np->span = f.span;
+  return np;
+}
+inline PrimFuncRef withPrimFuncAttrs(const PrimFunc& f, AttrsRef attrs) {
+  PrimFuncRef np = copyPrimFunc(f);
+  np->attrs = std::move(attrs);
+  return np;
+}
+inline PrimFuncRef withPrimFuncBody(const PrimFunc& f, Stmt body) {
+  PrimFuncRef np = copyPrimFunc(f);
+  np->body = std::move(body);
   return np;
 }
 

@@ -71,17 +71,7 @@ inline Stmt mapStore(const Stmt& s, const std::function<PrimExpr(const PrimExpr&
   return out;
 }
 
-inline PrimFuncRef withBody(const PrimFunc& func, Stmt body) {
-  auto out = make<PrimFunc>();
-  out->params = func.params;
-  out->bufferMap = func.bufferMap;
-  out->body = std::move(body);
-  out->attrs = func.attrs;
-  out->retType = func.retType;
-  out->sinfo = func.sinfo;
-  out->span = func.span;
-  return out;
-}
+inline PrimFuncRef withBody(const PrimFunc& func, Stmt body) { return withPrimFuncBody(func, std::move(body)); }
 
 // The root block of a kernel (the block without iter vars its body realizes, holding the top-level
 // loop nests and the intermediate buffers); null when the body is not such a block.
