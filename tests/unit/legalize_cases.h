@@ -491,6 +491,9 @@ inline void indexingCases(const CaseCheck& check) {
   check({"x: " + T("(7, 6)"), "R.strided_slice(x, [0, 1], [1, -1], [5, 0], [2, -1])", {{7, 6}}});
   check({"x: " + T("(4, 5, 3)"), "R.strided_slice(x, [1], [-3], [100])", {{4, 5, 3}}});
   check({"x: " + T("(\"n\", 5)"), "R.strided_slice(x, [1], [1], [4])", {{3, 5}}});
+  check({"x: " + T("(8, 10)"), "R.strided_slice(x, [0, 1], [1, 8], [8, 0], [2, -3])", {{8, 10}}});  // begin - i * 3
+  check({"x: " + T("(6, 4)"), "R.strided_slice(x, [0], [2], [5], assume_inbound=True)", {{6, 4}}});
+  check({"x: " + T("(\"a\", \"b\")"), "R.repeat(x, 2, 0)", {{3, 2}}});  // output buffer 2 * a
   check({"x: " + T("(3, 1)"), "R.broadcast_to(x, R.shape([2, 3, 4]))", {{3, 1}}});
   check({"x: " + T("(\"n\", 1)", "int32"), "R.broadcast_to(x, R.shape([n, 5]))", {{4, 1}}, -9, 9});
   check({"x: " + T("(2, 3, 4)"), "R.flatten(x)", {{2, 3, 4}}});
