@@ -3,6 +3,7 @@
 #include "ir/expr_mutator.h"
 
 #include "ir/expr_walk.h"
+#include "ir/struct_info.h"
 
 namespace rlx {
 
@@ -83,7 +84,10 @@ BindingRef ExprMutator::rebind(const BindingRef& b, const Expr& value, const Str
   // its body refers to, so it is kept (a new var would leave the body calling an unbound name).
   bool recursive = false;
   if (value.is<Function>()) walkExpr(value, [&](const Expr& e) { recursive |= e.get() == var.get(); });
-  if (!recursive && (!sinfo.same(var->sinfo) || dataflow != var->isDataflow())) {
+  // An equal struct info keeps the var too: other struct infos may name it (R.Tensor(lv2, ...)),
+  // and a new var would leave them pointing at one no longer bound.
+  bool sameSInfo = sinfo.same(var->sinfo) || (sinfo && var->sinfo && sinfoEqual(sinfo, var->sinfo));
+  if (!recursive && (!sameSInfo || dataflow != var->isDataflow())) {
     auto nv = make<Var>(var->name, sinfo, dataflow);
     nv->span = var->span;
     varMap[var.get()] = nv;

@@ -188,6 +188,9 @@ class ModuleParser {
             for (auto& p : f.params) ps.push_back(p->sinfo);
             func->sinfo = make<FuncSInfo>(std::move(ps), f.retSInfo, f.isPure);
           }
+          // As TVM's def_function: functions built after this one see its refined return type
+          // (an unannotated `-> ` becomes what the body returns).
+          it->second->sinfo = func->sinfo;
         }
       } else {
         func = buildPrimFunc({d.def, d.isPrivate, d.def->name}, diag_);
