@@ -42,13 +42,46 @@ Expr ExprMutator::visitVar(const Ref<Var>& v) {
   return it == varMap.end() ? Expr(v) : it->second;
 }
 
+StructInfo ExprMutator::remapSInfo(const StructInfo& s) const {
+  if (varMap.empty() || !s) return s;
+  switch (s->kind()) {
+    case NodeKind::TensorSInfo: {
+      auto& t = static_cast<const TensorSInfo&>(*s);
+      auto v = t.shape.as<Var>();
+      auto it = v ? varMap.find(v.get()) : varMap.end();
+      if (it == varMap.end()) return s;
+      return make<TensorSInfo>(it->second, t.dtype, t.ndim, t.vdevice);
+    }
+    case NodeKind::TupleSInfo: {
+      auto& t = static_cast<const TupleSInfo&>(*s);
+      std::vector<StructInfo> fields;
+      bool changed = false;
+      for (auto& f : t.fields) {
+        fields.push_back(remapSInfo(f));
+        changed |= !fields.back().same(f);
+      }
+      return changed ? StructInfo(make<TupleSInfo>(std::move(fields))) : s;
+    }
+    default: return s;  // function types bind their own vars
+  }
+}
+
 Expr ExprMutator::visitCall(const Ref<Call>& c) {
   Expr op = mutate(c->op);
   std::vector<Expr> args;
   args.reserve(c->args.size());
   for (auto& a : c->args) args.push_back(mutate(a));
-  if (op.same(c->op) && sameList(args, c->args)) return c;
-  return keepInfo(make<Call>(op, std::move(args), c->attrs, c->sinfoArgs), c);
+  std::vector<StructInfo> sinfoArgs;
+  bool sinfoChanged = false;
+  for (auto& s : c->sinfoArgs) {
+    sinfoArgs.push_back(remapSInfo(s));
+    sinfoChanged |= !sinfoArgs.back().same(s);
+  }
+  StructInfo own = remapSInfo(c->sinfo);
+  if (op.same(c->op) && sameList(args, c->args) && !sinfoChanged && own.same(c->sinfo)) return c;
+  auto out = keepInfo(make<Call>(op, std::move(args), c->attrs, std::move(sinfoArgs)), c);
+  out->sinfo = own;
+  return out;
 }
 
 Expr ExprMutator::visitTuple(const Ref<Tuple>& t) {
@@ -72,14 +105,18 @@ Expr ExprMutator::visitIf(const Ref<If>& i) {
 
 BindingRef ExprMutator::visitBinding(const BindingRef& b) {
   Expr value = mutate(b->value);
+  // A var whose struct info names a replaced shape var is replaced in turn.
+  StructInfo s = remapSInfo(b->var->sinfo);
+  if (!s.same(b->var->sinfo)) return rebind(b, value, s, b->var->isDataflow());
   if (value.same(b->value)) return b;
   auto nb = make<Binding>(b->var, value, b->castSInfo);
   nb->span = b->span;
   return nb;
 }
 
-BindingRef ExprMutator::rebind(const BindingRef& b, const Expr& value, const StructInfo& sinfo, bool dataflow) {
+BindingRef ExprMutator::rebind(const BindingRef& b, const Expr& value, const StructInfo& givenSInfo, bool dataflow) {
   VarRef var = b->var;
+  StructInfo sinfo = remapSInfo(givenSInfo);
   // A recursive local function calls itself through its binding var: that var must stay the one
   // its body refers to, so it is kept (a new var would leave the body calling an unbound name).
   bool recursive = false;

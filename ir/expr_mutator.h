@@ -28,6 +28,8 @@ class ExprMutator {
   // Rebuilds binding `b` with `value`; when the var must change (new struct info or dataflow-ness)
   // a fresh var replaces it here and, through varMap, at every later use.
   BindingRef rebind(const BindingRef& b, const Expr& value, const StructInfo& sinfo, bool dataflow);
+  // `s` with the shape vars it names (R.Tensor(lv2, ...)) replaced through varMap.
+  StructInfo remapSInfo(const StructInfo& s) const;
 
   // Var substitution applied by visitVar (and to binding vars kept by visitBinding).
   std::unordered_map<const Var*, Expr> varMap;
