@@ -454,11 +454,13 @@ class ShapeLowerer : public ExprMutator {
   }
 
   // Field i of a tuple value: the field itself, t[i], or the run-time builtin for an untyped value.
+  // A declared tuple longer than the value's (an annotation only checked at run time) reads the
+  // missing fields through the builtin, which reports the bad index when it runs.
   Expr tupleItem(const Expr& value, int i) {
-    if (auto t = value.as<Tuple>()) return t->fields[i];
-    if (auto ts = sinfoOf(value).as<TupleSInfo>()) {
+    if (auto t = value.as<Tuple>(); t && size_t(i) < t->fields.size()) return t->fields[size_t(i)];
+    if (auto ts = sinfoOf(value).as<TupleSInfo>(); ts && size_t(i) < ts->fields.size()) {
       auto item = make<TupleGetItem>(value, i);
-      item->sinfo = ts->fields[i];
+      item->sinfo = ts->fields[size_t(i)];
       return item;
     }
     Expr call = packed("vm.builtin.tuple_getitem", {value, primValue(i)}, objectSInfo());
