@@ -28,7 +28,6 @@ std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, Diag
   std::vector<std::pair<char, size_t>> brackets;  // open brackets of the current line (reused)
   size_t i = 0, n = text.size();
   char indentChar = 0;  // what the first indented line used: ' ' or '\t' (Python's TabError)
-  bool tabErrorReported = false;
   while (i < n) {
     // Indentation of this physical line.
     size_t lineStart = i;
@@ -45,11 +44,12 @@ std::vector<LogicalLine> splitLines(const std::string& text, uint32_t file, Diag
       ++i;
       continue;
     }
-    if ((spaces || tabs) && !tabErrorReported) {
+    if (spaces || tabs) {
       bool mixed = (spaces && tabs) || (indentChar == ' ' && tabs) || (indentChar == '\t' && spaces);
       if (mixed) {
         diag.error(Error("inconsistent use of tabs and spaces in indentation", sources::spanAt(file, uint32_t(lineStart), uint32_t(i - lineStart))));
-        tabErrorReported = true;
+        // Python's TabError ends compilation: the rest would only report its consequences.
+        return {};
       } else if (!indentChar) {
         indentChar = tabs ? '\t' : ' ';
       }

@@ -60,6 +60,8 @@ TEST_CASE("parser: tabs mixed with spaces in indentation is Python's TabError", 
   std::string errors;
   CHECK(roundTrip("@R.function\ndef f(x: R.Tensor((2,), \"float32\")):\n    y = x\n\treturn y\n", &errors).empty());
   CHECK(errors.find("4:1: error: inconsistent use of tabs and spaces in indentation") != std::string::npos);
+  // ... and, as Python's, the only error: nothing after it is parsed.
+  CHECK(errors.find("error:") == errors.rfind("error:"));
 }
 
 TEST_CASE("parser: indexing a tuple literal gives the element, as Python does", "[parser]") {
