@@ -68,6 +68,14 @@ Expr primValue(int64_t v) {
   return p;
 }
 
+Expr tupleOf(std::vector<Expr> fields) {
+  std::vector<StructInfo> s;
+  for (auto& f : fields) s.push_back(sinfoOf(f));
+  auto t = make<Tuple>(std::move(fields));
+  t->sinfo = make<TupleSInfo>(std::move(s));
+  return t;
+}
+
 bool isAtomExpr(const Expr& e) {
   if (isLeafExpr(e)) return true;
   if (auto t = e.as<Tuple>()) {

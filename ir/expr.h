@@ -249,6 +249,8 @@ using FunctionRef = Ref<Function>;
 // Helpers.
 Expr makeCall(const std::string& opName, std::vector<Expr> args, AttrsRef attrs = nullptr, std::vector<StructInfo> sinfoArgs = {});
 Expr primValue(int64_t v);
+// A tuple of `fields` with its struct info (the fields' own) already set.
+Expr tupleOf(std::vector<Expr> fields);
 // Struct info of an expression as far as it is known (Object when absent).
 inline StructInfo sinfoOf(const Expr& e) { return e && e->sinfo ? e->sinfo : objectSInfo(); }
 bool isLeafExpr(const Expr& e);  // Var, Constant, ShapeExpr, PrimValue, StringImm, DataTypeImm, GlobalVar, ExternFunc, Op

@@ -67,15 +67,10 @@ Status RelaxBuilder::collectSignatureVars(const ast::Stmt* def) {
     else if (t->kind == AK::Tuple && v->kind == AK::Tuple && t->items.size() == v->items.size())
       for (size_t i = 0; i < t->items.size(); ++i) decls.push_back({t->items[i], v->items[i]});
     for (auto [name, call] : decls) {
-      if (name->kind != AK::Name || call->kind != AK::Call || primScope_.lookup(name->str)) continue;
-      auto dtype = tirDtypeCallee(call->a->dottedName());
-      if (!dtype || *dtype != DataType::int64()) continue;  // shapes are int64: others fail below
-      bool sizeVar = false, declaration = true;
-      for (auto* a : call->items) {
-        if (a->kind == AK::Keyword && a->str == "is_size_var" && a->a->kind == AK::Bool) sizeVar = a->a->b;
-        else declaration = false;
-      }
-      if (declaration) primScope_.define(name->str, make<PrimVar>(name->str, *dtype, sizeVar));
+      if (name->kind != AK::Name || primScope_.lookup(name->str)) continue;
+      auto d = symbolicDecl(call);
+      // Shapes are int64: a declaration of another dtype fails when the body declares it.
+      if (d && d->ok() && d->value().dtype == DataType::int64()) primScope_.define(name->str, make<PrimVar>(name->str, DataType::int64(), d->value().sizeVar));
     }
   }
   std::vector<const ast::Expr*> dims;
@@ -296,22 +291,36 @@ Status RelaxBuilder::buildStmt(const ast::Stmt* s, Expr*) {
   return okStatus();
 }
 
-Status RelaxBuilder::declareSymbolicVar(const std::string& name, const ast::Expr* call) {
-  auto t = tirDtypeCallee(call->a->dottedName());
-  bool sizeVar = false;
-  for (auto* a : call->items) {
-    if (a->kind == AK::Keyword && a->str == "is_size_var" && a->a->kind == AK::Bool) sizeVar = a->a->b;
-    else return Error("a symbolic variable declaration takes no value: `" + name + " = " + call->a->dottedName() + "()`", a->span);
+std::optional<Result<SymbolicDecl>> symbolicDecl(const ast::Expr* e) {
+  if (e->kind != AK::Call) return std::nullopt;
+  std::string callee = e->a->dottedName();
+  if (callee == "T.Var") {
+    if (e->items.size() != 2 || e->items[0]->kind != AK::Str || e->items[1]->kind != AK::Str)
+      return Result<SymbolicDecl>(Error("T.Var takes a name and a dtype: T.Var(\"n\", \"int64\")", e->span));
+    auto t = DataType::parse(e->items[1]->str);
+    if (!t || !t->isIntegral()) return Result<SymbolicDecl>(Error("a symbolic variable needs an integer dtype, not \"" + e->items[1]->str + "\"", e->items[1]->span));
+    return Result<SymbolicDecl>(SymbolicDecl{*t, false, e->items[0]->str});
   }
+  auto t = tirDtypeCallee(callee);
+  if (!t) return std::nullopt;
+  SymbolicDecl d{*t, false, ""};
+  for (auto* a : e->items) {
+    if (a->kind != AK::Keyword || a->str != "is_size_var" || a->a->kind != AK::Bool) return std::nullopt;  // T.int64(15): a value
+    d.sizeVar = a->a->b;
+  }
+  return Result<SymbolicDecl>(d);
+}
+
+Status RelaxBuilder::declareSymbolicVar(const std::string& name, const SymbolicDecl& d, Span span) {
   if (auto* existing = primScope_.lookup(name)) {
     if ((*existing)->kind() == NodeKind::PrimVar) {
       // Re-declaring a signature var is allowed, with its own dtype (shapes are int64).
-      if ((*existing)->dtype != *t)
-        return Error("'" + name + "' is a " + (*existing)->dtype.str() + " symbolic variable of the signature; it cannot be re-declared as " + t->str(), call->span);
+      if ((*existing)->dtype != d.dtype)
+        return Error("'" + name + "' is a " + (*existing)->dtype.str() + " symbolic variable of the signature; it cannot be re-declared as " + d.dtype.str(), span);
       return okStatus();
     }
   }
-  primScope_.define(name, make<PrimVar>(name, *t, sizeVar));
+  primScope_.define(name, make<PrimVar>(d.name.empty() ? name : d.name, d.dtype, d.sizeVar));
   return okStatus();
 }
 
@@ -342,13 +351,13 @@ Status RelaxBuilder::buildAssignImpl(const ast::Stmt* s) {
     const ast::Expr* v = s->value;
     bool decls = v->kind == AK::Tuple && v->items.size() == s->target->items.size();
     for (size_t i = 0; decls && i < v->items.size(); ++i)
-      decls = s->target->items[i]->kind == AK::Name && v->items[i]->kind == AK::Call && tirDtypeCallee(v->items[i]->a->dottedName());
+      decls = s->target->items[i]->kind == AK::Name && v->items[i]->kind == AK::Call && (symbolicDecl(v->items[i]) || tirDtypeCallee(v->items[i]->a->dottedName()));
     if (decls) {
       for (size_t i = 0; i < v->items.size(); ++i) {
         const ast::Expr* item = v->items[i];
-        bool declaration = item->items.empty() || (item->items.size() == 1 && item->items[0]->kind == AK::Keyword);
-        if (declaration) {
-          RLX_TRY_STATUS(declareSymbolicVar(s->target->items[i]->str, item));
+        if (auto d = symbolicDecl(item)) {
+          RLX_TRY(decl, *d);
+          RLX_TRY_STATUS(declareSymbolicVar(s->target->items[i]->str, decl, item->span));
         } else {
           RLX_TRY(value, evalPrimValue(item));
           primScope_.define(s->target->items[i]->str, value);
@@ -363,20 +372,9 @@ Status RelaxBuilder::buildAssignImpl(const ast::Stmt* s) {
   const ast::Expr* value = s->value;
   if (value->kind == AK::Call) {
     std::string callee = value->a->dottedName();
-    if (tirDtypeCallee(callee) && (value->items.empty() || (value->items.size() == 1 && value->items[0]->kind == AK::Keyword))) return declareSymbolicVar(name, value);
-    if (callee == "T.Var") {
-      // T.Var("n", "int64"): the tir.Var constructor, a symbolic var like `n = T.int64()`.
-      if (value->items.size() != 2 || value->items[0]->kind != AK::Str || value->items[1]->kind != AK::Str)
-        return Error("T.Var takes a name and a dtype: T.Var(\"n\", \"int64\")", value->span);
-      auto t = DataType::parse(value->items[1]->str);
-      if (!t || !t->isIntegral()) return Error("a symbolic variable needs an integer dtype, not \"" + value->items[1]->str + "\"", value->items[1]->span);
-      if (auto* existing = primScope_.lookup(name); existing && (*existing)->kind() == NodeKind::PrimVar) {
-        if ((*existing)->dtype != *t)
-          return Error("'" + name + "' is a " + (*existing)->dtype.str() + " symbolic variable of the signature; it cannot be re-declared as " + t->str(), value->span);
-        return okStatus();
-      }
-      primScope_.define(name, make<PrimVar>(value->items[0]->str, *t));
-      return okStatus();
+    if (auto d = symbolicDecl(value)) {
+      RLX_TRY(decl, *d);
+      return declareSymbolicVar(name, decl, value->span);
     }
     if (callee == "R.match_cast") {
       if (value->items.size() != 2) return Error("R.match_cast takes a value and a struct info", value->span);

@@ -583,6 +583,7 @@ Stmt TirBuilder::buildFor(const ast::Stmt* s) {
   static const std::pair<const char*, For::LoopKind> kinds[] = {{"range", For::Serial}, {"T.serial", For::Serial}, {"T.parallel", For::Parallel}, {"T.vectorized", For::Vectorized},
                                                                 {"T.unroll", For::Unrolled}, {"T.thread_binding", For::ThreadBinding}};
   std::vector<Ref<For>> chain;
+  bool grouped = false;  // `for iters in T.grid(a, b)`: one name for all the grid's loop vars
   if (callee == "T.grid") {
     // Extents, where `*A.shape` stands for every dim of buffer A.
     std::vector<PrimExpr> extents;
@@ -605,7 +606,7 @@ Stmt TirBuilder::buildFor(const ast::Stmt* s) {
       extents.push_back(*ext);
     }
     // One name over several extents binds them all: its vars are name_0, name_1, ... (TVM's).
-    bool grouped = names.size() == 1 && s->target->kind == ast::Expr::Name && extents.size() > 1;
+    grouped = names.size() == 1 && s->target->kind == ast::Expr::Name && extents.size() > 1;
     if (extents.size() != names.size() && !grouped) {
       error("T.grid needs one extent per loop variable", it->span);
       return nullptr;
@@ -698,7 +699,6 @@ Stmt TirBuilder::buildFor(const ast::Stmt* s) {
     loops.push_back(f);
     scope.define(f->loopVar->name, f->loopVar);
   }
-  bool grouped = chain.size() > 1 && names.size() == 1;
   if (grouped) {
     std::vector<PrimExpr> vars;
     for (auto& f : chain) vars.push_back(f->loopVar);

@@ -17,6 +17,16 @@ namespace syntax {
 class Reader;
 }
 
+// A symbolic var declaration: `T.int64()`, `T.int64(is_size_var=True)` or the tir.Var constructor
+// `T.Var("n", "int64")` (its name in `name`). symbolicDecl gives nullopt for anything else
+// (T.int64(15) is a value), an error for a malformed T.Var.
+struct SymbolicDecl {
+  DataType dtype;
+  bool sizeVar = false;
+  std::string name;  // T.Var's own name; empty: the assigned name
+};
+std::optional<Result<SymbolicDecl>> symbolicDecl(const ast::Expr* e);
+
 class RelaxBuilder {
  public:
   RelaxBuilder(DiagnosticEngine& diag, std::string className) : diag_(diag), className_(std::move(className)) {}
@@ -91,7 +101,7 @@ class RelaxBuilder {
   Status buildIf(const ast::Stmt* s);
   Status buildNestedFunction(const ast::Stmt* s);
   Result<Expr> buildBranch(const std::vector<ast::Stmt*>& body, const std::string& target, const char* suffix, StructInfo* annotation, Span span);
-  Status declareSymbolicVar(const std::string& name, const ast::Expr* call);
+  Status declareSymbolicVar(const std::string& name, const SymbolicDecl& decl, Span span);
   Result<std::vector<VarRef>> buildParams(const ast::Stmt* def);
   Result<SeqExprRef> buildBody(const std::vector<ast::Stmt*>& body, Span span);
 

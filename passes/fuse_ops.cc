@@ -307,7 +307,7 @@ class GroupFunction {
       nb->span = b->span;
       moved.push_back(nb);
     }
-    Expr body = results.size() == 1 ? results[0] : makeTuple(results);
+    Expr body = results.size() == 1 ? results[0] : tupleOf(results);
     std::vector<BlockRef> blocks;
     if (!moved.empty()) blocks.push_back(make<BindingBlock>(std::move(moved), true));
     auto seq = make<SeqExpr>(std::move(blocks), body);
@@ -331,13 +331,6 @@ class GroupFunction {
     return size_t(it - outputs.begin());
   }
 
-  static Expr makeTuple(const std::vector<Expr>& fields) {
-    std::vector<StructInfo> s;
-    for (auto& f : fields) s.push_back(f->sinfo);
-    auto t = make<Tuple>(fields);
-    t->sinfo = make<TupleSInfo>(std::move(s));
-    return t;
-  }
 
   // Constant shapes and prim values stay inside the grouped function (TVM's IsInlinableConstants).
   static bool inlinable(const Expr& e) {

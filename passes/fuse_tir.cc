@@ -341,11 +341,7 @@ class CallRewriter : public BindingRewriter {
         ++pi;
       }
     }
-    std::vector<StructInfo> fieldSInfo;
-    for (auto& t : tensors) fieldSInfo.push_back(sinfoOf(t));
-    auto tuple = make<Tuple>(tensors);
-    tuple->sinfo = make<TupleSInfo>(std::move(fieldSInfo));
-    std::vector<Expr> args{it->second, tuple};
+    std::vector<Expr> args{it->second, tupleOf(std::move(tensors))};
     if (!tirVars.empty()) {
       auto shape = make<ShapeExpr>(tirVars);
       shape->sinfo = make<ShapeSInfo>(tirVars, 0);

@@ -202,11 +202,7 @@ class LambdaLifter : public ExprMutator {
     lifted.push_back({gvar, fn});
 
     if (!closure) return gvar;
-    std::vector<Expr> fields(captured.begin(), captured.end());
-    auto tuple = make<Tuple>(fields);
-    std::vector<StructInfo> fieldSInfo;
-    for (auto& c : captured) fieldSInfo.push_back(sinfoOf(c));
-    tuple->sinfo = make<TupleSInfo>(fieldSInfo);
+    Expr tuple = tupleOf(std::vector<Expr>(captured.begin(), captured.end()));
     auto call = make<Call>(opRef("relax.make_closure"), std::vector<Expr>{gvar, tuple}, nullptr, std::vector<StructInfo>{});
     call->sinfo = objectSInfo();
     return call;

@@ -71,12 +71,7 @@ class Legalizer : public BindingRewriter {
         fields.push_back(legalizeInner(f));
         changed |= !fields.back().same(f);
       }
-      if (!changed) return e;
-      auto nt = make<Tuple>(std::move(fields));
-      std::vector<StructInfo> fs;
-      for (auto& f : nt->fields) fs.push_back(sinfoOf(f));
-      nt->sinfo = make<TupleSInfo>(std::move(fs));
-      return nt;
+      return changed ? tupleOf(std::move(fields)) : e;
     }
     auto c = e.as<Call>();
     if (!c) return e;

@@ -21,9 +21,7 @@ Expr disco(const std::string& fn, const Expr& data, bool flag, const StructInfo&
   PyValue outSInfo;
   outSInfo.kind = PyValue::SInfo;
   outSInfo.sinfo = out;
-  auto args = make<Tuple>(std::vector<Expr>{data, flagValue(flag)});
-  args->sinfo = make<TupleSInfo>(std::vector<StructInfo>{sinfoOf(data), sinfoOf(args->fields[1])});
-  return build::call("call_dps_packed", {build::s(fn), build::e(args)}, {{"out_sinfo", outSInfo}});
+  return build::call("call_dps_packed", {build::s(fn), build::e(tupleOf({data, flagValue(flag)}))}, {{"out_sinfo", outSInfo}});
 }
 
 Expr allgather(const Call& c) { return disco("runtime.disco.allgather", c.args[0], ops::attrBool(c, "in_group", true), c.sinfo); }
