@@ -212,8 +212,11 @@ class SymbolicVarCanonicalizer : public ExprMutator {
  protected:
   Expr visitFunction(const Ref<Function>& f) override {
     PrimVarMap saved = known_;
+    auto savedDefined = defined_;
+    for (auto& p : f->params) noteDefined(sinfoOf(p));
     Expr out = refineReturn(ExprMutator::visitFunction(f), f);
     known_ = std::move(saved);
+    defined_ = std::move(savedDefined);
     return out;
   }
 
@@ -284,6 +287,7 @@ class SymbolicVarCanonicalizer : public ExprMutator {
 
   BindingRef visitBinding(const BindingRef& b) override {
     if (b->isMatchCast()) learn(*b);
+    if (b->isMatchCast()) noteDefined(b->castSInfo);
     Expr value = mutate(b->value);
     if (!value.same(b->value) && value->kind() == NodeKind::Call && !b->value.as<Call>()->sinfoArgs.size()) {
       // Arguments with better-known shapes give a better-known result.
@@ -311,7 +315,8 @@ class SymbolicVarCanonicalizer : public ExprMutator {
     PrimVarMap implied;
     if (!sinfoMatch(b.castSInfo, substitute(sinfoOf(b.value)), implied)) return;
     for (auto& [var, value] : implied) {
-      if (value.get() == var) continue;
+      // A var bound before (a parameter's dim, an earlier cast) is checked by this cast, not defined.
+      if (value.get() == var || defined_.count(var)) continue;
       if (auto it = known_.find(var); it != known_.end()) {
         auto a = constInt(it->second), c = constInt(value);
         if (a && c && *a != *c && status.ok())
@@ -333,7 +338,27 @@ class SymbolicVarCanonicalizer : public ExprMutator {
     return structuralEqual(out, s).equal ? s : out;
   }
 
+  // The symbolic vars a struct info mentions, as bound from here on.
+  void noteDefined(const StructInfo& s) {
+    if (!s) return;
+    std::vector<Ref<PrimVar>> vars;
+    auto dims = [&](const std::vector<PrimExpr>& v) {
+      for (auto& e : v) collectVars(e, vars);
+    };
+    if (auto t = s.as<TensorSInfo>()) {
+      if (t->dims()) dims(*t->dims());
+    } else if (auto sh = s.as<ShapeSInfo>()) {
+      if (sh->values) dims(*sh->values);
+    } else if (auto p = s.as<PrimSInfo>()) {
+      if (p->value) collectVars(p->value, vars);
+    } else if (auto tu = s.as<TupleSInfo>()) {
+      for (auto& f : tu->fields) noteDefined(f);
+    }
+    for (auto& v : vars) defined_.insert(v.get());
+  }
+
   PrimVarMap known_;
+  std::unordered_set<const PrimVar*> defined_;
 };
 
 class Canonicalizer : public ExprMutator {

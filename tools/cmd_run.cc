@@ -17,6 +17,7 @@
 #include "runtime/profile_report.h"
 #include "runtime/runner.h"
 #include "tools/commands.h"
+#include "tools/expect_outputs.h"
 
 namespace rlx::tools {
 
@@ -36,6 +37,9 @@ options:
                              preset, then the lowering with fusion; default O2), or a pass list
   --output-dir DIR           write the results as DIR/NAME.npy (a tuple: NAME_0.npy, ...)
   --time N                   run N times more and print the median and minimum time
+  --expect FILE.npy          compare output k with the k-th --expect file (tuples flattened in
+                             order): max |out - ref| <= tolerance * max |ref|; exit 1 otherwise
+  --tolerance T              for --expect (default 1e-4)
   --profile                  time every kernel and builtin call; print where the time went (over
                              the --time runs when given, else over the one run)
   --sym-default N            value of symbolic dims no input binds (default 4)
@@ -120,7 +124,8 @@ IRModuleRef loadOnnxForRun(const std::string& file, std::vector<std::string>& in
 
 int runRun(const std::vector<std::string>& args, bool color) {
   std::string file, func = "main", pipeline = "O2", outputDir, emit, kernel;
-  std::vector<std::string> inputSpecs;
+  std::vector<std::string> inputSpecs, expected;
+  double tolerance = 1e-4;
   int timeRuns = 0;
   int64_t symDefault = 4;
   uint32_t seed = 0;
@@ -157,6 +162,13 @@ int runRun(const std::vector<std::string>& args, bool color) {
       if (flag == "--time") timeRuns = int(std::min(n, 1000000LL));
       else if (flag == "--sym-default") symDefault = n;
       else seed = uint32_t(n);
+    } else if (isFlag(a, "--expect")) {
+      if (!(v = value(i, "--expect"))) return usage("--expect needs a .npy file");
+      expected.push_back(*v);
+    } else if (isFlag(a, "--tolerance")) {
+      char* end = nullptr;
+      if (!(v = value(i, "--tolerance")) || (tolerance = std::strtod(v->c_str(), &end), end == v->c_str() || *end) || !(tolerance >= 0))
+        return usage("--tolerance needs a non-negative number");
     } else if (a == "--profile") {
       options.profile = true;
     } else if (a == "--interpret") {
@@ -252,15 +264,19 @@ int runRun(const std::vector<std::string>& args, bool color) {
   double profiledMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   if (!result.ok()) return fail(result.error(), color);
 
-  if (outputDir.empty()) {
+  if (outputDir.empty() && expected.empty()) {
     std::printf("%s\n", formatValue(*result).c_str());
-  } else {
+  } else if (!outputDir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(outputDir, ec);
     std::vector<std::string> written;
     auto st = writeOutputs(*result, outputDir, func, written);
     if (!st.ok()) return fail(st.error(), color);
     for (auto& w : written) std::printf("wrote %s\n", w.c_str());
+  }
+  if (!expected.empty()) {
+    auto st = checkExpected(*result, expected, tolerance);
+    if (!st.ok()) return fail(st.error(), color);
   }
   if (timeRuns > 0) {
     prepared->machine->resetProfile();  // the profile covers the timed runs, not the first one

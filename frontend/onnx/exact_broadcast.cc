@@ -23,6 +23,36 @@ bool isOne(const PrimExpr& d) {
 // The 1-D int64 tensor of `dims` (computed from the shape at run time).
 Expr dimsTensor(GraphImporter& g, const std::vector<PrimExpr>& dims) { return callOp(g, "shape_to_tensor", {ex(shapeExpr(dims))}); }
 
+// Whether `d` is min(n, C) (either order) with a constant C >= 2: then d is 1 only when n is, so
+// broadcasting d against n is valid only when they are equal.
+bool clampOf(const PrimExpr& d, const PrimExpr& n) {
+  if (d->kind() != NodeKind::Min) return false;
+  auto m = d.as<PrimBinary>();
+  auto bound = [&](const PrimExpr& x, const PrimExpr& c) {
+    auto k = c.as<IntImm>();
+    return k && k->value >= 2 && proveEqual(x, n);
+  };
+  return bound(m->a, m->b) || bound(m->b, m->a);
+}
+
+// The size of a broadcast axis whose sizes are n and min(n, C) (any number of each): n.
+PrimExpr clampedPair(const std::vector<PrimExpr>& sizes) {
+  PrimExpr whole;
+  for (auto& d : sizes)
+    if (!isOne(d) && d->kind() != NodeKind::Min) {
+      if (whole && !proveEqual(whole, d)) return PrimExpr();
+      whole = d;
+    }
+  if (!whole || whole.as<IntImm>()) return PrimExpr();
+  bool anyClamped = false;
+  for (auto& d : sizes) {
+    if (isOne(d) || proveEqual(d, whole)) continue;
+    if (!clampOf(d, whole)) return PrimExpr();
+    anyClamped = true;
+  }
+  return anyClamped ? whole : PrimExpr();
+}
+
 }  // namespace
 
 Expr exactBroadcast(GraphImporter& g, const Call& call) {
@@ -48,6 +78,10 @@ Expr exactBroadcast(GraphImporter& g, const Call& call) {
       if (k + s->size() >= rank) sizes.push_back((*s)[k + s->size() - rank]);
     PrimExpr common;
     bool settled = true;
+    if (auto whole = clampedPair(sizes)) {
+      target[k] = whole;  // valid only when equal: the clamped operand is checked against it
+      continue;
+    }
     for (auto& d : sizes) {
       if (isOne(d)) continue;
       if (d.as<IntImm>()) {
@@ -65,7 +99,26 @@ Expr exactBroadcast(GraphImporter& g, const Call& call) {
       unknown.push_back(k);
     }
   }
-  if (unknown.empty()) return nullptr;  // the op's own rule had a reason; leave it
+  // Operands whose size on an axis differs from the target's only as min(n, C) differs from n: a
+  // match_cast to the target's size checks at run time what a valid program has anyway.
+  std::vector<Expr> args = call.args;
+  bool cast = false;
+  for (auto& a : args) {
+    auto t = sinfoOfExpr(a).as<TensorSInfo>();
+    if (!t) continue;
+    auto dims = *t->dims();
+    bool changed = false;
+    for (size_t j = 0; j < dims.size(); ++j) {
+      const PrimExpr& want = target[rank - dims.size() + j];
+      if (want && !isOne(dims[j]) && clampOf(dims[j], want)) dims[j] = want, changed = true;
+    }
+    if (!changed) continue;
+    auto bound = g.builder().emitMatchCast(a, make<TensorSInfo>(shapeExpr(dims), t->dtype, int(dims.size()), t->vdevice), "", {});
+    if (!bound) fail(bound.error().message);
+    a = *bound;
+    cast = true;
+  }
+  if (unknown.empty()) return cast ? make<Call>(call.op, args, call.attrs, call.sinfoArgs) : nullptr;  // else the op's own rule had a reason
   // The run-time sizes: for each operand, its sizes at those axes (1 where it has none), folded
   // with "where(acc == 1, size, acc)".
   Expr acc;
@@ -82,8 +135,9 @@ Expr exactBroadcast(GraphImporter& g, const Call& call) {
   if (!bound) fail(bound.error().message);
   for (size_t j = 0; j < unknown.size(); ++j) target[unknown[j]] = vars[j];
   // Each operand: along an axis whose size may or may not be 1, gather index 0 or the position.
-  std::vector<Expr> args;
-  for (auto& a : call.args) {
+  std::vector<Expr> operands = std::move(args);
+  args.clear();
+  for (auto& a : operands) {
     auto t = sinfoOfExpr(a).as<TensorSInfo>();
     if (!t) {
       args.push_back(a);

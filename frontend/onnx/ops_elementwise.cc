@@ -1,6 +1,7 @@
 // Elementwise ONNX ops: unary math, binary arithmetic with numpy broadcasting (and the legacy
 // `broadcast`/`axis` attributes before opset 7), comparisons, logic, bit ops, variadic Max/Min/Sum/Mean.
 #include "frontend/onnx/converter.h"
+#include "frontend/onnx/shape_arith.h"
 
 namespace rlx::onnx {
 
@@ -20,7 +21,10 @@ Expr legacyBroadcast(NodeCtx& c, Expr b) {
 }
 
 Converter binary(const char* relaxOp) {
-  return [relaxOp](NodeCtx& c) -> Outputs { return {{c.op(relaxOp, {ex(c.x(0)), ex(legacyBroadcast(c, c.x(1)))})}}; };
+  return [relaxOp](NodeCtx& c) -> Outputs {
+    if (auto folded = foldShapeArith(c, relaxOp)) return {*folded};
+    return {{c.op(relaxOp, {ex(c.x(0)), ex(legacyBroadcast(c, c.x(1)))})}};
+  };
 }
 
 Converter unary(const char* relaxOp) {

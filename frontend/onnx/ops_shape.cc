@@ -139,6 +139,49 @@ Expr runTimeSlice(NodeCtx& c, std::vector<int64_t> axes, std::vector<int64_t> st
   return c.op("strided_slice", {ex(c.x(0)), intList(axes), begin, stop, intList(steps)}, {{"assume_inbound", build::b(true)}});
 }
 
+// A Slice whose starts and ends are known symbolically (shape values: dims and arithmetic on
+// them), with positive steps: the bounds are clamped as ONNX clamps them, in PrimExpr arithmetic,
+// so the result's extent stays an expression of the dims (min(seq, 512)). Null when some bound is
+// only known at run time or its sign is unknown.
+Expr symbolicSlice(NodeCtx& c, std::vector<int64_t> axes, std::vector<int64_t> steps) {
+  auto known = [&](size_t i) -> std::optional<std::vector<PrimExpr>> {
+    if (c.in(i).elems) return c.in(i).elems;
+    auto v = c.constInts(i);
+    if (!v) return std::nullopt;
+    std::vector<PrimExpr> out;
+    for (auto x : *v) out.push_back(intImm(x));
+    return out;
+  };
+  auto st = known(1), en = known(2);
+  if (!st || !en || st->size() != en->size()) return nullptr;
+  size_t n = st->size();
+  if (axes.empty())
+    for (size_t k = 0; k < n; ++k) axes.push_back(int64_t(k));
+  if (steps.empty()) steps.assign(n, 1);
+  if (axes.size() != n || steps.size() != n) return nullptr;
+  int64_t r = c.ndim(0);
+  auto in = c.dims(0);
+  PyValue begin, stop;
+  begin.kind = stop.kind = PyValue::List;
+  for (size_t k = 0; k < n; ++k) {
+    if (steps[k] <= 0) return nullptr;
+    axes[k] = normAxis(axes[k], r);
+    PrimExpr d = in[size_t(axes[k])];
+    // A bound in [0, d]: negative constants count from the end, anything else must be provably >= 0.
+    auto clampBound = [&](const PrimExpr& v) -> PrimExpr {
+      if (c.isRunTimeDim(v)) return PrimExpr();
+      if (auto imm = v.as<IntImm>(); imm && imm->value < 0) return simplify(maxExpr(add(d, v), intImm(0)));
+      if (!proveNonNegativeShape(v)) return PrimExpr();
+      return simplify(minExpr(v, d));
+    };
+    PrimExpr b = clampBound((*st)[k]), e = clampBound((*en)[k]);
+    if (!b || !e) return nullptr;
+    begin.items.push_back(primValue(b));
+    stop.items.push_back(primValue(proveNonNegativeShape(simplify(sub(e, b))) ? e : simplify(maxExpr(e, b))));
+  }
+  return c.op("strided_slice", {ex(c.x(0)), intList(axes), begin, stop, intList(steps)}, {{"assume_inbound", build::b(true)}});
+}
+
 }  // namespace
 
 void registerShapeConverters() {
@@ -203,7 +246,10 @@ void registerShapeConverters() {
       }
       dims = resolved;
     }
-    return {{c.op("reshape", {ex(c.x(0)), ex(shapeExpr(dims))})}};
+    OValue out{c.op("reshape", {ex(c.x(0)), ex(shapeExpr(dims))})};
+    // A shape value reshaped to rank 0 or 1 keeps its elements (same count, same order).
+    if (c.in(0).elems && dims.size() <= 1) out.elems = c.in(0).elems;
+    return {out};
   });
   onnxOp("Flatten", {}, [](NodeCtx& c) -> Outputs {
     auto in = c.dims(0);
@@ -290,7 +336,10 @@ void registerShapeConverters() {
       if (c.has(3)) axes = c.requireInts(3, "axes");
       if (c.has(4)) steps = c.requireInts(4, "steps");
       auto st = c.constInts(1), en = c.constInts(2);
-      if (!st || !en) return {{runTimeSlice(c, axes, steps)}};
+      if (!st || !en) {
+        if (Expr sliced = symbolicSlice(c, axes, steps)) return {{sliced}};
+        return {{runTimeSlice(c, axes, steps)}};
+      }
       starts = *st;
       ends = *en;
     }

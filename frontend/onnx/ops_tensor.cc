@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "frontend/onnx/converter.h"
+#include "frontend/onnx/shape_arith.h"
 #include "frontend/onnx/tensor.h"
 #include "ir/arith.h"
 
@@ -11,17 +12,35 @@ namespace rlx::onnx {
 
 namespace {
 
-// idx + extent where idx < 0 (extent: a scalar or a broadcastable tensor of the index dtype).
+// The extent of a dim as a 0-d tensor of dtype t (a constant, or read from the shape at run time).
+Expr dimScalar(NodeCtx& c, size_t input, int64_t axis, DataType t) {
+  PrimExpr d = c.dim(input, axis);
+  if (auto imm = d.as<IntImm>()) return c.scalar(double(imm->value), t);
+  Expr v = c.op("shape_to_tensor", {ex(shapeExpr({d}))});
+  return c.cast(c.op("squeeze", {ex(v)}, {{"axis", ints({0})}}), t);
+}
+
+bool allNonNegative(const Expr& idx) {
+  auto k = idx.as<Constant>();
+  if (!k) return false;
+  for (int64_t e = 0; e < k->data->numel(); ++e)
+    if (k->data->getInt(e) < 0) return false;
+  return true;
+}
+
+// idx + extent where idx < 0 (extent: a scalar of the index dtype); constant indices that are all
+// non-negative come back as they are.
 Expr wrapNegative(NodeCtx& c, Expr idx, Expr extent) {
+  if (allNonNegative(idx)) return idx;
   DataType t = tensorInfo(idx)->dtype;
   Expr neg = c.op("less", {ex(idx), ex(c.scalar(0, t))});
   return c.op("where", {ex(neg), ex(c.op("add", {ex(idx), ex(extent)})), ex(idx)});
 }
 
-Expr dimScalar(NodeCtx& c, size_t input, int64_t axis, DataType t) {
-  auto d = c.dim(input, axis).as<IntImm>();
-  if (!d) fail("indexing along a symbolic dim is not supported");
-  return c.scalar(double(d->value), t);
+// Wrapped by the extent of dim `axis` of input `input`, read only when needed.
+Expr wrapNegative(NodeCtx& c, Expr idx, size_t input, int64_t axis) {
+  if (allNonNegative(idx)) return idx;
+  return wrapNegative(c, idx, dimScalar(c, input, axis, tensorInfo(idx)->dtype));
 }
 
 // DepthToSpace / SpaceToDepth as reshape, transpose, reshape.
@@ -72,15 +91,15 @@ void registerTensorConverters() {
         if (k < -n || k >= n) fail("index " + std::to_string(k) + " is out of range");
         picked.push_back((*c.in(0).elems)[size_t(k < 0 ? k + n : k)]);
       }
-      Expr out = c.op("take", {ex(c.x(0)), ex(wrapNegative(c, idx, dimScalar(c, 0, 0, it)))}, {{"axis", i(0)}});
-      return {{out, c.ndim(1) == 1 ? std::optional(picked) : std::nullopt, nullptr}};
+      Expr out = c.op("take", {ex(c.x(0)), ex(wrapNegative(c, idx, 0, 0))}, {{"axis", i(0)}});
+      return {{out, picked, nullptr}};  // a 0-d index: one element, as Unsqueeze and Squeeze carry it
     }
-    idx = wrapNegative(c, idx, dimScalar(c, 0, axis, it));
+    idx = wrapNegative(c, idx, 0, axis);
     return {{c.op("take", {ex(c.x(0)), ex(idx)}, {{"axis", i(axis)}})}};
   });
   onnxOp("GatherElements", {}, [](NodeCtx& c) -> Outputs {
     int64_t axis = normAxis(c.i("axis", 0), c.ndim(0));
-    Expr idx = wrapNegative(c, c.x(1), dimScalar(c, 0, axis, c.dtype(1)));
+    Expr idx = wrapNegative(c, c.x(1), 0, axis);
     return {{c.op("gather_elements", {ex(c.x(0)), ex(idx)}, {{"axis", i(axis)}})}};
   });
   onnxOp("GatherND", {}, [](NodeCtx& c) -> Outputs {
@@ -90,7 +109,7 @@ void registerTensorConverters() {
     int64_t axis = normAxis(c.i("axis", 0), c.ndim(0));
     std::string reduction = c.s("reduction", "none");
     if (reduction == "none") reduction = "update";
-    Expr idx = wrapNegative(c, c.x(1), dimScalar(c, 0, axis, c.dtype(1)));
+    Expr idx = wrapNegative(c, c.x(1), 0, axis);
     return {{c.op("scatter_elements", {ex(c.x(0)), ex(idx), ex(c.x(2))}, {{"axis", i(axis)}, {"reduction", s(reduction)}})}};
   };
   onnxOp("ScatterElements", {}, scatterElements);
@@ -100,7 +119,10 @@ void registerTensorConverters() {
     if (reduction == "none") reduction = "update";
     return {{c.op("scatter_nd", {ex(c.x(0)), ex(c.x(1)), ex(c.x(2))}, {{"reduction", s(reduction)}})}};
   });
-  onnxOp("Where", {}, [](NodeCtx& c) -> Outputs { return {{c.op("where", {ex(c.x(0)), ex(c.x(1)), ex(c.x(2))})}}; });
+  onnxOp("Where", {}, [](NodeCtx& c) -> Outputs {
+    if (auto folded = foldShapeWhere(c)) return {*folded};
+    return {{c.op("where", {ex(c.x(0)), ex(c.x(1)), ex(c.x(2))})}};
+  });
   onnxOp("Trilu", {}, [](NodeCtx& c) -> Outputs {
     int64_t k = c.has(1) ? c.requireInts(1, "k").at(0) : 0;
     return {{c.op(c.i("upper", 1) ? "triu" : "tril", {ex(c.x(0)), primValue(intImm(k))})}};
