@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <map>
 #include <new>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace rlx::vm {
 
@@ -239,6 +242,20 @@ bool VirtualMachine::hasFunction(const std::string& name) const {
   return it != exec_->funcMap.end() && exec_->funcTable[size_t(it->second)].kind == FuncInfo::VMFunc;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+DenormalsAsZero::DenormalsAsZero(bool on) : on_(on) {
+  if (!on_) return;
+  saved_ = _mm_getcsr();
+  _mm_setcsr(saved_ | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
+}
+DenormalsAsZero::~DenormalsAsZero() {
+  if (on_) _mm_setcsr(saved_);
+}
+#else
+DenormalsAsZero::DenormalsAsZero(bool) {}
+DenormalsAsZero::~DenormalsAsZero() {}
+#endif
+
 Result<Value> VirtualMachine::invoke(const std::string& func, std::vector<Value> args) {
   auto it = exec_->funcMap.find(func);
   if (it == exec_->funcMap.end() || exec_->funcTable[size_t(it->second)].kind != FuncInfo::VMFunc) {
@@ -249,6 +266,7 @@ Result<Value> VirtualMachine::invoke(const std::string& func, std::vector<Value>
     return Error(fmt::format("the module has no Relax function named \"{}\"", func), {}, hint.empty() ? "" : fmt::format("did you mean \"{}\"?", hint));
   }
   depth_ = 0;
+  DenormalsAsZero ftz(options_.flushDenormals);
   try {
     return callFunction(it->second, args.data(), int64_t(args.size()));
   } catch (const VMError& e) {

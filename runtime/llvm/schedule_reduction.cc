@@ -85,6 +85,42 @@ Stmt decompose(const std::vector<const For*>& nest, const BlockRealize& r) {
   return rebuildOuter(nest, nest.size() - 2, copyFor(j, make<SeqStmt>(std::move(seq)), j.loopKind));
 }
 
+// A window reduction (depthwise convolution, pooling): spatial loops, the innermost of which (j)
+// writes contiguous outputs, then two or more reduction loops (the window). The window's loops go
+// outside j: `for j: init; for k1..kn: for j: update`. Each output still sums in the window's
+// order (same numerics); the inner loop now runs along j, a vector of outputs per window tap, where
+// it ran 9 or 49 scalar steps per output. Null when the nest has another shape.
+Stmt windowOutside(const std::vector<const For*>& nest, const BlockRealize& r) {
+  size_t n = nest.size(), m = 0;
+  while (m < n && exactBinding(r, nest[n - 1 - m]->loopVar.get()) == IterVar::CommReduce) ++m;
+  if (m < 2 || n - m < 2) return nullptr;  // an outer loop stays outermost (and parallel)
+  size_t jAt = n - 1 - m;
+  const For& j = *nest[jAt];
+  if (exactBinding(r, j.loopVar.get()) != IterVar::DataPar || j.loopKind != For::Serial) return nullptr;
+  if (auto unit = j.extent.as<IntImm>(); unit && unit->value < 4) return nullptr;
+  const TirBlock& blk = *r.block;
+  const Stmt& body = blk.body;
+  if (!body || body->kind() != NodeKind::BufferStore || !blk.allocBuffers.empty() || !blk.matchBuffers.empty()) return nullptr;
+  auto& st = static_cast<const BufferStore&>(*body);
+  const PrimVar* vj = blockVarOf(r, j.loopVar.get());
+  if (st.indices.empty() || st.indices.back().get() != vj || !reassociableUpdate(st)) return nullptr;
+  for (size_t k = jAt + 1; k < n; ++k) {
+    const For& f = *nest[k];
+    if (f.loopKind != For::Serial || mentions(f.min, j.loopVar.get()) || mentions(f.extent, j.loopVar.get()) || mentions(r.predicate, f.loopVar.get()))
+      return nullptr;
+    for (auto& i : st.indices)
+      if (mentions(i, blockVarOf(r, f.loopVar.get()))) return nullptr;
+  }
+  auto update = copyBlock(blk);
+  update->init = nullptr;
+  Stmt inner = copyFor(j, copyRealize(r, update), For::Serial);
+  for (size_t k = n; k-- > jAt + 1;) inner = copyFor(*nest[k], inner, For::Serial);
+  std::vector<Stmt> seq;
+  if (blk.init) seq.push_back(copyFor(j, initRealize(r, blk.name + "_init"), For::Serial));
+  seq.push_back(inner);
+  return rebuildOuter(nest, jAt, make<SeqStmt>(std::move(seq)));
+}
+
 }  // namespace
 
 Stmt scheduleReductionNest(const Stmt& s) {
@@ -93,6 +129,7 @@ Stmt scheduleReductionNest(const Stmt& s) {
   // Only below an outer loop, which stays outermost (and parallel).
   if (nest.size() < 3 || !cur || cur->kind() != NodeKind::BlockRealize) return s;
   auto& r = static_cast<const BlockRealize&>(*cur);
+  if (Stmt window = windowOutside(nest, r)) return window;
   const For& j = *nest[nest.size() - 2];
   const For& k = *nest.back();
   if (j.loopKind != For::Serial || k.loopKind != For::Serial) return s;

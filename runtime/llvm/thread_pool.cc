@@ -61,6 +61,7 @@ class ThreadPool {
     if (!job.owns_lock()) return chunk(ctx, 0, extent);
     int64_t pieces = std::min<int64_t>({extent, size(), 0xFFFF});
     chunk_ = chunk, ctx_ = ctx, extent_ = extent;
+    mxcsr_ = _mm_getcsr();  // the caller's float mode (denormals as zero or not) holds for the loop
     done_.store(0, std::memory_order_relaxed);
     code_.store(0, std::memory_order_relaxed);
     uint32_t generation = Ticket{ticket_.load(std::memory_order_relaxed)}.generation() + 1;
@@ -84,6 +85,7 @@ class ThreadPool {
   void runPieces(uint32_t generation) {
     insideParallelLoop = true;
     uint64_t word = ticket_.load(std::memory_order_acquire);
+    if (_mm_getcsr() != mxcsr_) _mm_setcsr(mxcsr_);  // published before the ticket (release)
     for (;;) {
       Ticket t{word};
       if (t.generation() != generation || t.next() >= t.pieces()) break;
@@ -124,6 +126,7 @@ class ThreadPool {
   }
 
   std::vector<std::thread> workers_;
+  unsigned mxcsr_ = 0x1F80;  // published with the loop's fields
   std::mutex jobMutex_, mutex_;
   std::condition_variable wake_, finished_;
   bool stopping_ = false;

@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <mutex>
+#include <vector>
 
 namespace rlx {
 
@@ -36,27 +37,37 @@ bool loadVectorMathLibrary() {
 }
 
 void addVectorMath(llvm::TargetLibraryInfoImpl& tlii, const std::string& features) {
-  char isa = features.find("+avx512f") != std::string::npos ? 'e' : features.find("+avx2") != std::string::npos ? 'd' : 0;
-  if (!isa || !loadVectorMathLibrary()) return;
-  int floatLanes = isa == 'e' ? 16 : 8, doubleLanes = floatLanes / 2;
-  // VecDesc holds StringRefs: the names live as long as the process (one set per ISA).
+  bool avx512 = features.find("+avx512f") != std::string::npos, avx2 = avx512 || features.find("+avx2") != std::string::npos;
+  if (!avx2 || !loadVectorMathLibrary()) return;
+  // Every vector width the target runs, not only the widest: the vectorizer picks its factor first
+  // (8 floats when the target prefers 256-bit vectors) and finds a variant only of that width, so
+  // an AVX-512 host needs the AVX2 variants too, else erff & co. stay eight scalar calls.
+  struct Isa {
+    char letter;
+    int floatLanes;
+  };
+  std::vector<Isa> isas = {{'d', 8}};
+  if (avx512) isas.push_back({'e', 16});
+  // VecDesc holds StringRefs: the names live as long as the process (one set per ISA combination).
   static std::mutex mutex;
   static std::deque<std::string> names;
   static std::vector<llvm::VecDesc> table[2];
   std::lock_guard<std::mutex> lock(mutex);
-  std::vector<llvm::VecDesc>& descs = table[isa == 'e'];
+  std::vector<llvm::VecDesc>& descs = table[avx512];
   if (descs.empty()) {
     auto keep = [&](std::string s) -> llvm::StringRef { return names.emplace_back(std::move(s)); };
-    for (const MathFn& f : kFunctions) {
-      std::string vs(size_t(f.args), 'v');
-      for (bool single : {true, false}) {
-        int lanes = single ? floatLanes : doubleLanes;
-        std::string scalar = std::string(f.name) + (single ? "f" : "");
-        llvm::StringRef vector = keep("_ZGV" + std::string(1, isa) + "N" + std::to_string(lanes) + vs + "_" + scalar);
-        llvm::StringRef abi = keep("_ZGV_LLVM_N" + std::to_string(lanes) + vs);
-        auto lanesOf = llvm::ElementCount::getFixed(unsigned(lanes));
-        descs.emplace_back(keep(scalar), vector, lanesOf, false, abi);
-        if (f.intrinsic) descs.emplace_back(keep(std::string(f.intrinsic) + (single ? ".f32" : ".f64")), vector, lanesOf, false, abi);
+    for (const Isa& isa : isas) {
+      for (const MathFn& f : kFunctions) {
+        std::string vs(size_t(f.args), 'v');
+        for (bool single : {true, false}) {
+          int lanes = single ? isa.floatLanes : isa.floatLanes / 2;
+          std::string scalar = std::string(f.name) + (single ? "f" : "");
+          llvm::StringRef vector = keep("_ZGV" + std::string(1, isa.letter) + "N" + std::to_string(lanes) + vs + "_" + scalar);
+          llvm::StringRef abi = keep("_ZGV_LLVM_N" + std::to_string(lanes) + vs);
+          auto lanesOf = llvm::ElementCount::getFixed(unsigned(lanes));
+          descs.emplace_back(keep(scalar), vector, lanesOf, false, abi);
+          if (f.intrinsic) descs.emplace_back(keep(std::string(f.intrinsic) + (single ? ".f32" : ".f64")), vector, lanesOf, false, abi);
+        }
       }
     }
   }
