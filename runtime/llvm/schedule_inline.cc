@@ -19,6 +19,19 @@ namespace {
 // A stage's expression is inlined only below this size (counted as a tree, as codegen emits it),
 // so that chains like x1 = x0 * x0, x2 = x1 * x1, ... cannot grow exponentially.
 constexpr int64_t kMaxInlinedSize = 192;
+// A transcendental stage of at least this many elements (1 MB) is recomputed by two readers.
+constexpr int64_t kRecomputeElements = int64_t(1) << 18;
+
+// The number of elements of a buffer (0 when a dim is symbolic).
+int64_t elementCount(const Buffer& b) {
+  int64_t n = 1;
+  for (auto& d : b.shape) {
+    auto k = d.as<IntImm>();
+    if (!k) return 0;
+    n *= k->value;
+  }
+  return n;
+}
 
 // A top-level nest `for v0, .., vn: block: T[v0, .., vn] = value` that writes every element of the
 // intermediate T exactly once, index k being iter var k (the Inliner maps them back by position).
@@ -186,11 +199,15 @@ bool foldStage(std::vector<Stmt>& seq, size_t p, std::vector<BufferRef>& allocs)
       if (buf == t || after.stored.count(buf) || after.opaque(buf)) return false;
     int64_t size = treeSize(value, kMaxInlinedSize);
     if (size > kMaxInlinedSize || size * sites > 4 * kMaxInlinedSize) return false;
-    // Reductions keep their operands as buffers: a GEMM nest is recognized by its plain loads, and a
-    // reduction reads each element of its operand once per output, not once.
-    if (after.reductionLoads.count(t)) return false;
-    // A transcendental stays computed once per element: one reader, reading each element once.
-    if (hasCall(value) && (sites != 1 || after.broadcastLoads.count(t))) return false;
+    // Reductions keep operands that they broadcast as buffers: a GEMM nest is recognized by its plain
+    // loads, and such a reduction reads each element once per output. One that reads each element
+    // once (softmax's sum of exps, a variance's squares) takes the value like any other reader.
+    if (after.reductionLoads.count(t) && after.broadcastLoads.count(t)) return false;
+    // A transcendental stays computed once per element (one reader, reading each element once),
+    // or twice when its buffer is large: softmax's exp is read by the sum and by the normalization,
+    // and recomputing a vector exp costs far less than writing and reading back a buffer of
+    // megabytes (Whisper's 6x1500x1500 scores: 54 MB per layer).
+    if (hasCall(value) && (sites > 2 || (sites == 2 && elementCount(*t) < kRecomputeElements) || after.broadcastLoads.count(t))) return false;
     Inliner in{t, stage->block, value};
     for (size_t q = p + 1; q < seq.size(); ++q) seq[q] = in.stmt(seq[q]);
   }
