@@ -2,6 +2,8 @@
 // covers LLVM, the host CPU and the running executable (size, mtime), so a rebuild never reuses code.
 #include "runtime/llvm/disk_cache.h"
 
+#include <dlfcn.h>
+
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -37,8 +39,15 @@ uint64_t fnv(const std::string& s) {
 const std::string& environmentStamp() {
   static const std::string stamp = [] {
     std::string s = codegen::hostStamp();
-    struct stat st;
-    if (::stat("/proc/self/exe", &st) == 0) s += "-" + std::to_string(st.st_size) + "-" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+    // The executable's identity and the kernel compiler's (this library, librlx_llvm.so, which a
+    // rebuild may replace alone): objects compiled by another build of either are never reused.
+    auto identity = [&](const char* path) {
+      struct stat st;
+      if (path && ::stat(path, &st) == 0) s += std::string("-") + path + "-" + std::to_string(st.st_size) + "-" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+    };
+    identity("/proc/self/exe");
+    Dl_info self;
+    if (::dladdr(reinterpret_cast<const void*>(&environmentStamp), &self) != 0) identity(self.dli_fname);
     return hex(fnv(s));
   }();
   return stamp;

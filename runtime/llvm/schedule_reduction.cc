@@ -123,6 +123,31 @@ Stmt windowOutside(const std::vector<const For*>& nest, const BlockRealize& r) {
 
 }  // namespace
 
+Stmt scheduleRowReduction(const Stmt& s) {
+  std::vector<const For*> nest;
+  Stmt cur = loopNest(s, nest);
+  if (nest.empty() || !cur || cur->kind() != NodeKind::BlockRealize) return s;
+  auto& r = static_cast<const BlockRealize&>(*cur);
+  const TirBlock& blk = *r.block;
+  if (!blk.init || !blk.body || blk.body->kind() != NodeKind::BufferStore || !blk.allocBuffers.empty() || !blk.matchBuffers.empty()) return s;
+  auto& st = static_cast<const BufferStore&>(*blk.body);
+  for (const For* f : nest) {
+    if (f->loopKind != For::Serial || exactBinding(r, f->loopVar.get()) != IterVar::CommReduce || mentions(r.predicate, f->loopVar.get())) return s;
+    for (auto& i : st.indices)
+      if (mentions(i, blockVarOf(r, f->loopVar.get()))) return s;
+  }
+  const PrimVar* vk = blockVarOf(r, nest.back()->loopVar.get());
+  bool contiguousAlongK = false;
+  forEachLoad(st.value, [&](const BufferLoad& l) { contiguousAlongK |= !isAccumulator(l, st) && contiguousAlong(l, vk); });
+  if (!contiguousAlongK || !reassociableUpdate(st)) return s;
+  auto update = copyBlock(blk);
+  update->init = nullptr;
+  Stmt loops = copyFor(*nest.back(), copyRealize(r, update), For::Serial);
+  static_cast<For&>(*loops).annotations = withDictAttr(nest.back()->annotations, kReassociateAnnotation, AttrValue::boolean(true));
+  for (size_t k = nest.size() - 1; k-- > 0;) loops = copyFor(*nest[k], loops, For::Serial);
+  return make<SeqStmt>(std::vector<Stmt>{initRealize(r, blk.name + "_init"), loops});
+}
+
 Stmt scheduleReductionNest(const Stmt& s) {
   std::vector<const For*> nest;
   Stmt cur = loopNest(s, nest);

@@ -21,4 +21,9 @@ inline constexpr const char* kReassociateAnnotation = "rlx.reassociate";
 // - else the nest is returned unchanged.
 Stmt scheduleReductionNest(const Stmt& nest);
 
+// The rest of a row-fused nest (schedule_rows.h), `for k1..kn: block` of reduction loops only: the
+// init before the loops and the innermost loop reassociating, when the block reads along it
+// contiguously and its update may be reassociated (as above); else the nest unchanged.
+Stmt scheduleRowReduction(const Stmt& nest);
+
 }  // namespace rlx

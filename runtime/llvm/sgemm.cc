@@ -524,6 +524,16 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
             if (g.aInPlace)
               for (int64_t r = 0; r < mr; ++r) aRows[r] = o.a + g.mA[size_t(ic + ir + r)];
             t.ap = g.aInPlace ? nullptr : as + ir * kc;
+            // The next tile's rows of C, requested for writing now, so that its stores (a short k
+            // sum stores after few FMAs) find their lines in cache: a 6 x 1500 x 1500 x 64 batch of
+            // attention scores had the micro-kernel waiting on store misses (1 thread 22.3 -> 18.4 ms;
+            // two to four tiles ahead measured slower).
+            if (!t.load && ir + kMR < mc)
+              for (int64_t r = 0, nextRows = std::min(kMR, mc - ir - kMR); r < nextRows; ++r) {
+                const char* line = reinterpret_cast<const char*>(o.c + g.mC[size_t(ic + ir + kMR + r)] + (g.cUnit ? g.nC[size_t(j)] : 0));
+                __builtin_prefetch(line, 1, 3);
+                if (nr > 16) __builtin_prefetch(line + 64, 1, 3);
+              }
             kMicro[!g.aInPlace][nr > 16][mr](t, prefetch);
           }
         }
