@@ -19,6 +19,9 @@ namespace rlx {
 
 namespace {
 
+// The fewest iterations a nest may keep below the shared loops.
+constexpr int64_t kMinRowLength = 64;
+
 // One top-level nest: its loops, its block, and how many leading loops it could share (each bound
 // unchanged to a data-parallel iter var, serial, from 0).
 struct Nest {
@@ -103,10 +106,34 @@ bool readsOrWrites(const Nest& n, const Buffer* buf) {
   return found;
 }
 
+// Whether the loops of `n` past the first d are all reductions or all data-parallel: the rests this
+// pass schedules itself (scheduleRowReduction) or that need no schedule (a row's element-wise loop).
+// A mixed rest (a depthwise convolution's window under its output row) keeps its own nest and
+// schedule (schedule_reduction.h), which fusing would take from it.
+bool uniformRest(const Nest& n, size_t d) {
+  const BlockRealize& r = *n.realize;
+  int kinds = 0;
+  for (size_t l = d; l < n.loops.size(); ++l) {
+    const PrimVar* v = n.loops[l]->loopVar.get();
+    for (size_t k = 0; k < r.iterValues.size() && k < r.block->iterVars.size(); ++k)
+      if (mentions(r.iterValues[k], v)) kinds |= r.block->iterVars[k].kind == IterVar::CommReduce ? 1 : 2;
+  }
+  if (kinds == 3) return false;
+  // Long rows only: under a convolution's output pixel a 3x3 window is too short to run as a loop
+  // of its own, and the nest's own schedule (outputs along the row, the window outside) is faster.
+  int64_t iterations = 1;
+  for (size_t l = d; l < n.loops.size(); ++l) {
+    auto k = n.loops[l]->extent.as<IntImm>();
+    if (!k) return true;  // a symbolic row length (a sequence): long
+    iterations *= k->value;
+  }
+  return iterations >= kMinRowLength;
+}
+
 // Whether nests [first, last] may run row by row under d shared loops.
 bool fusable(const std::vector<Nest>& nests, size_t first, size_t last, size_t d) {
   for (size_t p = first; p <= last; ++p) {
-    if (nests[p].rowLoops < d) return false;
+    if (nests[p].rowLoops < d || !uniformRest(nests[p], d)) return false;
     for (size_t l = 0; l < d; ++l)
       if (!exprDeepEqual(nests[p].loops[l]->extent, nests[first].loops[l]->extent)) return false;
   }
