@@ -740,3 +740,20 @@ def shifted(A: T.Buffer((T.int64(64), T.int64(64)), "float32"), C: T.Buffer((T.i
   REQUIRE(ir2.ok());
   CHECK(agree(shifted, {filled(DataType::float32(), {64, 64}, 6), zeros({63, 64})}) == "");
 }
+
+TEST_CASE("llvm kernels: x ** 2 and x ** 3 are products, also for negative x", "[llvm]") {
+  // GPT-2's GELU cubes its input; libmvec's vector powf falls back to scalar code per negative lane.
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def cube(A: T.Buffer((T.int64(64),), "float32"), B: T.Buffer((T.int64(64),), "float32"), C: T.Buffer((T.int64(64),), "float32")):
+    T.func_attr({"tir.noalias": True})
+    for i in range(T.int64(64)):
+        with T.block("B"):
+            vi = T.axis.spatial(T.int64(64), i)
+            B[vi] = T.pow(A[vi], T.float32(3.0))
+            C[vi] = T.pow(A[vi], T.float32(2.0))
+)");
+  auto ir = emitLLVM(f, "cube");
+  REQUIRE(ir.ok());
+  CHECK(!contains(*ir, "powf"));
+  CHECK(agree(f, {filled(DataType::float32(), {64}, 3), zeros({64}), zeros({64})}, 1e-6) == "");
+}
