@@ -541,9 +541,21 @@ uint64_t hashDouble(double d) {
   return u;
 }
 
+constexpr size_t kSampledBytes = 4096;
+
+// 1 KB from each end and 64 chunks of 16 bytes evenly spaced between them.
+uint64_t sampledBytes(const NDArray* a) {
+  const char* p = static_cast<const char*>(a->data());
+  size_t n = a->nbytes();
+  uint64_t h = mix(hashBytes(p, 1024), hashBytes(p + n - 1024, 1024));
+  for (size_t k = 1; k <= 64; ++k) h = mix(h, hashBytes(p + 1024 + (n - 2048 - 16) * k / 65, 16));
+  return h;
+}
+
 // Mirrors Equal's traversal: definitions get sequential indices so alpha-equivalent IR hashes alike.
 class Hasher {
  public:
+  explicit Hasher(bool sampleArrays = false) : sampleArrays_(sampleArrays) {}
   uint64_t any(const Object* o) {
     if (!o) return 0x6e6f6e65;
     uint64_t h = mix(0x1234, uint64_t(o->kind()));
@@ -635,7 +647,7 @@ class Hasher {
         auto* a = cast<NDArray>(o);
         h = mix(h, hashDtype(a->dtype));
         for (auto d : a->shape) h = mix(h, uint64_t(d));
-        return mix(h, hashBytes(a->data(), a->nbytes()));
+        return mix(h, sampleArrays_ && a->nbytes() > kSampledBytes ? sampledBytes(a) : hashBytes(a->data(), a->nbytes()));
       }
       case NodeKind::IRModule: {
         auto* m = cast<IRModule>(o);
@@ -652,6 +664,7 @@ class Hasher {
   }
 
  private:
+  bool sampleArrays_;
   std::unordered_map<const Object*, uint64_t> index_;
   uint64_t next_ = 0;
   int defCtx_ = 0;
@@ -810,5 +823,6 @@ EqualResult structuralEqual(const Ref<Object>& a, const Ref<Object>& b, bool map
 }
 
 uint64_t structuralHash(const Ref<Object>& n) { return Hasher().any(n.get()); }
+uint64_t structuralHashSampled(const Ref<Object>& n) { return Hasher(true).any(n.get()); }
 
 }  // namespace rlx

@@ -110,8 +110,8 @@ class CseMutator : public ExprMutator {
 
   BindingRef visitBinding(const BindingRef& b) override {
     Expr value = mutate(b->value);
-    uint64_t h = structuralHash(value);
-    if (b->castSInfo) h = h * 0x9e3779b97f4a7c15ull + structuralHash(b->castSInfo);
+    uint64_t h = structuralHashSampled(value);
+    if (b->castSInfo) h = h * 0x9e3779b97f4a7c15ull + structuralHashSampled(b->castSInfo);
     Key key{value, b->castSInfo, h};
     Expr newValue = value;
     StructInfo cast = b->castSInfo;

@@ -146,7 +146,7 @@ class Legalizer : public BindingRewriter {
   }
 
   GlobalVarRef kernelFor(const PrimFuncRef& key, const std::string& base, const std::function<PrimFuncRef()>& named) {
-    uint64_t h = structuralHash(key);
+    uint64_t h = structuralHashSampled(key);
     auto [lo, hi] = kernels_.equal_range(h);
     for (auto it = lo; it != hi; ++it)
       if (structuralEqual(it->second.func, key)) return it->second.gvar;

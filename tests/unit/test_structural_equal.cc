@@ -197,3 +197,20 @@ TEST_CASE("struct info compares dtype and shape fields", "[structural_equal]") {
   CHECK(r.rhs == "int32");
   CHECK(structuralEqual(a, tensorSInfo({intImm(2), intImm(3)}, DataType::float32())).equal);
 }
+
+TEST_CASE("the sampled hash: small arrays exactly, large ones by a sample, equal when equal", "[structural_equal]") {
+  std::vector<float> small = {1, 2, 3}, large(4096, 0.5f);
+  CHECK(structuralHashSampled(constant(small)) == structuralHash(constant(small)));
+  auto other = small;
+  other[1] = 5;
+  CHECK(structuralHashSampled(constant(small)) != structuralHashSampled(constant(other)));
+  // 16 KB: equal arrays hash alike; a change at either end or in a sampled chunk is seen; a change
+  // between samples may not be (structuralEqual, which confirms every hit, tells them apart).
+  CHECK(structuralHashSampled(constant(large)) == structuralHashSampled(constant(large)));
+  auto head = large, tail = large, between = large;
+  head[3] = 1, tail[4090] = 1, between[1024 / 4 + 2] = 1;
+  CHECK(structuralHashSampled(constant(head)) != structuralHashSampled(constant(large)));
+  CHECK(structuralHashSampled(constant(tail)) != structuralHashSampled(constant(large)));
+  CHECK_FALSE(structuralEqual(constant(between), constant(large)).equal);
+  CHECK(structuralHash(constant(between)) != structuralHash(constant(large)));
+}
