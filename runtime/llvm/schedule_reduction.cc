@@ -8,6 +8,7 @@
 #include "ir/prim_expr_map.h"
 #include "ir/tir_empty_reduction.h"
 #include "runtime/llvm/tir_copy.h"
+#include "runtime/llvm/tir_usage.h"
 
 namespace rlx {
 
@@ -30,12 +31,6 @@ const PrimVar* blockVarOf(const BlockRealize& r, const PrimVar* v) {
   for (size_t k = 0; k < r.iterValues.size() && k < r.block->iterVars.size(); ++k)
     if (r.iterValues[k].get() == v) return r.block->iterVars[k].var.get();
   return nullptr;
-}
-
-void forEachLoad(const PrimExpr& e, const std::function<void(const BufferLoad&)>& f) {
-  if (!e) return;
-  if (e->kind() == NodeKind::BufferLoad) f(static_cast<const BufferLoad&>(*e));
-  forEachOperand(e, [&](const PrimExpr& x) { forEachLoad(x, f); });
 }
 
 bool sameIndices(const std::vector<PrimExpr>& x, const std::vector<PrimExpr>& y) {

@@ -32,12 +32,6 @@ struct Nest {
   std::vector<const PrimVar*> rowVars;  // the block var bound to each leading loop
 };
 
-void forEachLoad(const PrimExpr& e, const std::function<void(const BufferLoad&)>& f) {
-  if (!e) return;
-  if (e->kind() == NodeKind::BufferLoad) f(static_cast<const BufferLoad&>(*e));
-  forEachOperand(e, [&](const PrimExpr& x) { forEachLoad(x, f); });
-}
-
 std::optional<Nest> nestOf(const Stmt& s) {
   Nest n;
   n.stmt = s;

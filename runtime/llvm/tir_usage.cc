@@ -41,6 +41,12 @@ bool broadcast(const BufferLoad& l, const TirBlock& b) {
 
 }  // namespace
 
+void forEachLoad(const PrimExpr& e, const std::function<void(const BufferLoad&)>& f) {
+  if (!e) return;
+  if (e->kind() == NodeKind::BufferLoad) f(static_cast<const BufferLoad&>(*e));
+  forEachOperand(e, [&](const PrimExpr& x) { forEachLoad(x, f); });
+}
+
 void Usage::expr(const PrimExpr& e, const TirBlock* block) {
   if (!e) return;
   if (e->kind() == NodeKind::PrimVar) vars.insert(static_cast<const PrimVar*>(e.get()));

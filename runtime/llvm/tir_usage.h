@@ -1,6 +1,7 @@
 // What TIR statements do with buffers, for the CPU schedule's steps: which buffers a statement list
 // loads, stores or uses opaquely, and the loop nests that write every element of a buffer.
 #pragma once
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -36,6 +37,9 @@ Usage usageOf(const std::vector<Stmt>& seq, size_t begin, size_t end);
 // A nest `for v0, .., vn: block` of serial loops from 0, each of the block's iter vars bound to a
 // whole loop of its own, whose `store` (the block's body; a reduction's init) writes every element
 // of a compact buffer: T[w0, .., wm] with each index a distinct spatial iter var over [0, T.shape[d]).
+// Calls f on every BufferLoad in e (outermost first).
+void forEachLoad(const PrimExpr& e, const std::function<void(const BufferLoad&)>& f);
+
 struct NestWrite {
   const TirBlock* block = nullptr;
   const BufferStore* store = nullptr;
