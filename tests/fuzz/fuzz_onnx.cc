@@ -1,5 +1,6 @@
-// libFuzzer target for the ONNX reader and importer: arbitrary bytes as a model (first byte even) or
-// as a tensor file (odd). Whatever imports must verify, print, and re-parse from its own print.
+// libFuzzer target for the ONNX reader and importer: arbitrary bytes as a model (first byte even; with
+// bit 2 set, through the signature reader) or as a tensor file (odd). Whatever imports must verify,
+// print, and re-parse from its own print.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   if (data[0] & 1) {
     (void)rlx::onnx::readValue(bytes, "/nonexistent-fuzz-dir/fuzz.pb", data[0] & 2 ? "sequence" : "tensor");
+    return 0;
+  }
+  if (data[0] & 4) {
+    // `rlx run`'s signature reader walks the wire format from a file (readSignature).
+    static const std::string path = "/tmp/rlx-fuzz-signature-" + std::to_string(::getpid()) + ".onnx";
+    if (FILE* f = std::fopen(path.c_str(), "wb")) {
+      std::fwrite(bytes.data(), 1, bytes.size(), f);
+      std::fclose(f);
+      (void)rlx::onnx::readSignature(path);
+    }
     return 0;
   }
   // External data must not reach the file system from fuzz input: resolve it in an empty folder.
