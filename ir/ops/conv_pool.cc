@@ -54,6 +54,14 @@ FixupFn normalizeSpatial(size_t n, std::vector<const char*> perDim, const char* 
 const char* canonData(size_t n) { return n == 1 ? "NCW" : n == 2 ? "NCHW" : "NCDHW"; }
 const char* canonKernel(size_t n) { return n == 1 ? "OIW" : n == 2 ? "OIHW" : "OIDHW"; }
 
+// A computed spatial extent that is a negative constant: the window (or a transposed convolution's
+// padding) does not fit the input, which no tensor can express.
+Status checkExtent(const Call& c, const PrimExpr& extent, size_t axis, const char* what) {
+  auto k = extent.as<IntImm>();
+  if (!k || k->value >= 0) return okStatus();
+  return opError(c, fmt::format("the {} does not fit spatial axis {}: the output extent would be {}", what, axis, k->value));
+}
+
 Result<StructInfo> inferConv(const Call& c, size_t n, bool transpose) {
   RLX_TRY_OK(checkArgCount(c, 2, 2));
   RLX_TRY(x, tensorArg(c, 0, "data"));
@@ -104,6 +112,7 @@ Result<StructInfo> inferConv(const Call& c, size_t n, bool transpose) {
       PrimExpr v = add(sub(mul(sub(in, i64(1)), i64(strides[i])), i64(padSum)), mul(i64(dil[i]), sub(k, i64(1))));
       oc[i + 2] = simplify(add(v, i64(opad[i] + 1)));
     }
+    RLX_TRY_STATUS(checkExtent(c, oc[i + 2], i, transpose ? "padding" : "dilated kernel"));
   }
   return makeTensor(omap.backward(oc), out, vdev);
 }
@@ -124,6 +133,7 @@ Result<StructInfo> inferPool(const Call& c, size_t n) {
     PrimExpr num = sub(sub(add(xc[i + 2], i64(pad[i] + pad[i + n])), i64(dil[i] * (pool[i] - 1))), i64(1));
     if (ceil) num = add(num, i64(strides[i] - 1));
     oc.push_back(simplify(add(floordiv(num, i64(strides[i])), i64(1))));
+    RLX_TRY_STATUS(checkExtent(c, oc.back(), i, "pooling window"));
   }
   return makeTensor(omap.backward(oc), x->dtype, x->vdevice);
 }
