@@ -1,13 +1,13 @@
 # One peer's measurement of one exported model (bench/run_models.py starts it in its own process):
 # loads the model, runs it once (its outputs saved and checked by the driver), then times calls
-# for up to --budget seconds, and prints one JSON line: median ms, runs, peak RSS of this process.
+# for up to --budget seconds, and prints one JSON line: median ms, runs, seconds to the first result
+# (peak RSS is measured by the driver, around the whole process).
 #
 #   PY bench/model_peer.py ort|torch|tvm MODEL_DIR --threads T --budget S --out DIR
 import argparse
 import glob
 import json
 import os
-import resource
 import statistics
 import sys
 import time
@@ -104,8 +104,7 @@ def main():
         t = time.perf_counter()
         run()
         times.append((time.perf_counter() - t) * 1e3)
-    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"median_ms": statistics.median(times), "runs": len(times), "rss_mb": rss_kb / 1024, "first_s": first_s}))
+    print(json.dumps({"median_ms": statistics.median(times), "runs": len(times), "first_s": first_s}))
 
 
 if __name__ == "__main__":

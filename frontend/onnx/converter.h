@@ -67,6 +67,9 @@ class NodeCtx {
   // The elements of a 1-D integer input as PrimExprs: known ints, symbolic dims, or, for a value
   // only known at run time (of known length), fresh size vars bound by tensor_to_shape + match_cast.
   std::optional<std::vector<PrimExpr>> shapeValue(size_t i);
+  // The elements of input i when known at import (a shape value's, or a constant's), without
+  // shapeValue's run-time fallback.
+  std::optional<std::vector<PrimExpr>> knownValue(size_t i) const;
   // Whether an element of a shape value is only known at run time (see shapeValue).
   bool isRunTimeDim(const PrimExpr& e) const;
 
@@ -127,6 +130,9 @@ Expr castAs(NodeCtx& c, const Expr& x, DataType t, bool saturate = true, const s
 // An ONNX axis in [-rank, rank) as a non-negative one; out of range fails the node.
 int64_t normAxis(int64_t axis, int64_t rank);
 Expr shapeExpr(const std::vector<PrimExpr>& dims);
+// A 1-D int64 tensor holding `elems` (ops_shape.cc): a constant when all are ints, else built from
+// a shape; the value carries the elements.
+OValue shapeTensor(NodeCtx& c, const std::vector<PrimExpr>& elems);
 StructInfo sinfoOfExpr(const Expr& e);
 const TensorSInfo* tensorInfo(const Expr& e);
 

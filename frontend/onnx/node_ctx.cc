@@ -104,14 +104,19 @@ std::optional<double> NodeCtx::constScalar(size_t i) const {
   return a->getDouble(0);
 }
 
-std::optional<std::vector<PrimExpr>> NodeCtx::shapeValue(size_t i) {
+std::optional<std::vector<PrimExpr>> NodeCtx::knownValue(size_t i) const {
   if (!has(i)) return std::nullopt;
   if (inputs_[i].elems) return inputs_[i].elems;
-  if (auto v = constInts(i)) {
-    std::vector<PrimExpr> out;
-    for (auto x : *v) out.push_back(intImm(x));
-    return out;
-  }
+  auto v = constInts(i);
+  if (!v) return std::nullopt;
+  std::vector<PrimExpr> out;
+  for (auto x : *v) out.push_back(intImm(x));
+  return out;
+}
+
+std::optional<std::vector<PrimExpr>> NodeCtx::shapeValue(size_t i) {
+  if (auto known = knownValue(i)) return known;
+  if (!has(i)) return std::nullopt;
   auto t = tensorInfo(x(i));
   if (!t || t->ndim != 1 || !t->dtype.isInt() || !t->dims()) return std::nullopt;
   auto len = (*t->dims())[0].as<IntImm>();

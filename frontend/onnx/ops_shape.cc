@@ -57,15 +57,6 @@ Expr castAs(NodeCtx& c, const Expr& x, DataType t, bool saturate, const std::str
 
 namespace {
 
-// A 1-D int64 tensor holding `elems`: a constant when all are ints, else built from a shape.
-OValue shapeTensor(NodeCtx& c, const std::vector<PrimExpr>& elems) {
-  std::vector<int64_t> ints;
-  for (auto& e : elems)
-    if (auto imm = e.as<IntImm>()) ints.push_back(imm->value);
-  if (ints.size() == elems.size()) return {c.ints64(ints), elems, nullptr};
-  return {c.op("shape_to_tensor", {ex(shapeExpr(elems))}), elems, nullptr};
-}
-
 PyValue intList(const std::vector<int64_t>& v) { return ints(v); }
 
 // The axes of an op that moved them from an attribute to an input (Squeeze/Unsqueeze at 13, ...).
@@ -144,15 +135,7 @@ Expr runTimeSlice(NodeCtx& c, std::vector<int64_t> axes, std::vector<int64_t> st
 // so the result's extent stays an expression of the dims (min(seq, 512)). Null when some bound is
 // only known at run time or its sign is unknown.
 Expr symbolicSlice(NodeCtx& c, std::vector<int64_t> axes, std::vector<int64_t> steps) {
-  auto known = [&](size_t i) -> std::optional<std::vector<PrimExpr>> {
-    if (c.in(i).elems) return c.in(i).elems;
-    auto v = c.constInts(i);
-    if (!v) return std::nullopt;
-    std::vector<PrimExpr> out;
-    for (auto x : *v) out.push_back(intImm(x));
-    return out;
-  };
-  auto st = known(1), en = known(2);
+  auto st = c.knownValue(1), en = c.knownValue(2);
   if (!st || !en || st->size() != en->size()) return nullptr;
   size_t n = st->size();
   if (axes.empty())
@@ -459,6 +442,14 @@ void registerShapeConverters() {
     if (*to == from) return {c.in(0)};
     return {{c.op("memory.view", {ex(c.x(0))}, {{"dtype", s(to->str())}})}};
   });
+}
+
+OValue shapeTensor(NodeCtx& c, const std::vector<PrimExpr>& elems) {
+  std::vector<int64_t> ints;
+  for (auto& e : elems)
+    if (auto imm = e.as<IntImm>()) ints.push_back(imm->value);
+  if (ints.size() == elems.size()) return {c.ints64(ints), elems, nullptr};
+  return {c.op("shape_to_tensor", {ex(shapeExpr(elems))}), elems, nullptr};
 }
 
 }  // namespace rlx::onnx

@@ -13,12 +13,9 @@ std::optional<std::vector<PrimExpr>> elementsOf(NodeCtx& c, size_t i) {
   if (!c.has(i)) return std::nullopt;
   auto t = tensorInfo(c.x(i));
   if (!t || t->ndim < 0 || t->ndim > 1 || !(t->dtype.isInt() || t->dtype.isUInt() || t->dtype.isBool())) return std::nullopt;
-  if (c.in(i).elems) return c.in(i).elems;
-  auto k = c.x(i).as<Constant>();
-  if (!k || k->data->numel() > 64) return std::nullopt;
-  std::vector<PrimExpr> out;
-  for (int64_t e = 0; e < k->data->numel(); ++e) out.push_back(intImm(k->data->getInt(e)));
-  return out;
+  // Small constants only (a shape's worth); larger ones stay tensors.
+  if (!c.in(i).elems && (!c.x(i).as<Constant>() || c.x(i).as<Constant>()->data->numel() > 64)) return std::nullopt;
+  return c.knownValue(i);
 }
 
 bool allInts(const std::vector<PrimExpr>& v) {
@@ -27,19 +24,12 @@ bool allInts(const std::vector<PrimExpr>& v) {
   return true;
 }
 
-// A tensor of rank 0 or 1 and dtype `t` holding `elems` (a constant when all are ints).
+// A tensor of rank 0 or 1 and dtype `t` holding `elems`.
 OValue valueTensor(NodeCtx& c, std::vector<PrimExpr> elems, int rank, DataType t) {
-  Expr e;
-  if (allInts(elems)) {
-    std::vector<int64_t> v;
-    for (auto& x : elems) v.push_back(x.as<IntImm>()->value);
-    e = c.ints64(v);
-  } else {
-    e = c.op("shape_to_tensor", {ex(shapeExpr(elems))});
-  }
-  if (rank == 0) e = c.op("squeeze", {ex(e)}, {{"axis", build::ints({0})}});
-  if (t != DataType::int64()) e = c.op("astype", {ex(e)}, {{"dtype", build::s(t.str())}});
-  return {e, std::move(elems), nullptr};
+  OValue out = shapeTensor(c, elems);
+  if (rank == 0) out.expr = c.op("squeeze", {ex(out.expr)}, {{"axis", build::ints({0})}});
+  if (t != DataType::int64()) out.expr = c.op("astype", {ex(out.expr)}, {{"dtype", build::s(t.str())}});
+  return out;
 }
 
 // Broadcast element lists of lengths n or 1; nullopt when the lengths disagree.
@@ -67,20 +57,18 @@ PrimExpr foldElement(const std::string& op, const PrimExpr& a, const PrimExpr& b
   // ONNX's integer Div truncates; it is floor division when both sides are non-negative.
   if (op == "divide" || op == "floor_divide") return nonNeg(a) && nonNeg(b) && constInt(b).value_or(1) != 0 ? simplify(floordiv(a, b)) : PrimExpr();
   if (op == "floor_mod") return nonNeg(a) && nonNeg(b) ? simplify(floormod(a, b)) : PrimExpr();
-  // Comparisons: decided by the sign of a - b (dims are non-negative, which decides most).
+  // Comparisons: decided by what the analyzer proves of d = a - b (dims are non-negative).
   PrimExpr d = simplify(sub(a, b));
-  int sign = 2;  // unknown
-  if (auto v = constInt(d)) sign = *v > 0 ? 1 : *v < 0 ? -1 : 0;
-  else if (proveNonNegativeShape(simplify(sub(d, intImm(1))))) sign = 1;
-  else if (proveNonNegativeShape(simplify(sub(intImm(-1), d)))) sign = -1;
-  bool nonNegD = sign != 2 ? sign >= 0 : proveNonNegativeShape(d), nonPosD = sign != 2 ? sign <= 0 : proveNonNegativeShape(simplify(sub(intImm(0), d)));
+  auto proves = [&](const PrimExpr& e) { return proveNonNegativeShape(simplify(e)); };
+  bool ge = proves(d), le = proves(sub(intImm(0), d)), gt = proves(sub(d, intImm(1))), lt = proves(sub(intImm(-1), d));
   std::optional<bool> r;
-  if (op == "equal" && sign != 2) r = sign == 0;
-  else if (op == "not_equal" && sign != 2) r = sign != 0;
-  else if (op == "less") r = sign == -1 ? std::optional(true) : nonNegD ? std::optional(false) : std::nullopt;
-  else if (op == "less_equal") r = nonPosD ? std::optional(true) : sign == 1 ? std::optional(false) : std::nullopt;
-  else if (op == "greater") r = sign == 1 ? std::optional(true) : nonPosD ? std::optional(false) : std::nullopt;
-  else if (op == "greater_equal") r = nonNegD ? std::optional(true) : sign == -1 ? std::optional(false) : std::nullopt;
+  auto decide = [&](bool yes, bool no) { r = yes ? std::optional(true) : no ? std::optional(false) : std::nullopt; };
+  if (op == "equal") decide(ge && le, gt || lt);
+  else if (op == "not_equal") decide(gt || lt, ge && le);
+  else if (op == "less") decide(lt, ge);
+  else if (op == "less_equal") decide(le, gt);
+  else if (op == "greater") decide(gt, le);
+  else if (op == "greater_equal") decide(ge, lt);
   return r ? intImm(*r ? 1 : 0) : PrimExpr();
 }
 

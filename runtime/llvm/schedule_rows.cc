@@ -124,19 +124,19 @@ bool uniformRest(const Nest& n, size_t d) {
   return iterations >= kMinRowLength;
 }
 
-// Whether nests [first, last] may run row by row under d shared loops.
-bool fusable(const std::vector<Nest>& nests, size_t first, size_t last, size_t d) {
-  for (size_t p = first; p <= last; ++p) {
+// Whether the run of nests may run row by row under d shared loops.
+bool fusable(const std::vector<Nest>& nests, size_t d) {
+  for (size_t p = 0; p < nests.size(); ++p) {
     if (nests[p].rowLoops < d || !uniformRest(nests[p], d)) return false;
     for (size_t l = 0; l < d; ++l)
-      if (!exprDeepEqual(nests[p].loops[l]->extent, nests[first].loops[l]->extent)) return false;
+      if (!exprDeepEqual(nests[p].loops[l]->extent, nests[0].loops[l]->extent)) return false;
   }
-  for (size_t p = first; p <= last; ++p) {
+  for (size_t p = 0; p < nests.size(); ++p) {
     const Buffer* written = storedBuffer(nests[p]);
     bool shared = false;
-    for (size_t q = first; q <= last; ++q) shared |= q != p && readsOrWrites(nests[q], written);
+    for (size_t q = 0; q < nests.size(); ++q) shared |= q != p && readsOrWrites(nests[q], written);
     if (!shared) continue;
-    for (size_t q = first; q <= last; ++q)
+    for (size_t q = 0; q < nests.size(); ++q)
       if (readsOrWrites(nests[q], written) && !accessesRowLocal(nests[q], written, d)) return false;
   }
   return true;
@@ -157,15 +157,15 @@ Stmt innerPart(const Nest& n, size_t d, const PrimVarMap& rename) {
   return body;
 }
 
-Stmt fuse(const std::vector<Nest>& nests, size_t first, size_t last, size_t d) {
+Stmt fuse(const std::vector<Nest>& nests, size_t d) {
   std::vector<Stmt> parts;
-  for (size_t p = first; p <= last; ++p) {
+  for (const Nest& n : nests) {
     PrimVarMap rename;
-    for (size_t l = 0; l < d; ++l) rename[nests[p].loops[l]->loopVar.get()] = nests[first].loops[l]->loopVar;
-    parts.push_back(innerPart(nests[p], d, rename));
+    for (size_t l = 0; l < d; ++l) rename[n.loops[l]->loopVar.get()] = nests[0].loops[l]->loopVar;
+    parts.push_back(innerPart(n, d, rename));
   }
   Stmt body = sequence(std::move(parts));
-  for (size_t l = d; l-- > 0;) body = copyFor(*nests[first].loops[l], body, For::Serial);
+  for (size_t l = d; l-- > 0;) body = copyFor(*nests[0].loops[l], body, For::Serial);
   return body;
 }
 
@@ -191,7 +191,7 @@ PrimFuncRef fuseRowNests(const PrimFuncRef& func) {
       std::vector<Nest> longer = run;
       longer.push_back(*parsed[j]);
       size_t dd = std::min(d, parsed[j]->rowLoops);
-      while (dd > 0 && !fusable(longer, 0, longer.size() - 1, dd)) --dd;
+      while (dd > 0 && !fusable(longer, dd)) --dd;
       if (dd == 0) break;
       run = std::move(longer), d = dd;
     }
@@ -199,7 +199,7 @@ PrimFuncRef fuseRowNests(const PrimFuncRef& func) {
       out.push_back(seq[i++]);
       continue;
     }
-    out.push_back(fuse(run, 0, run.size() - 1, d));
+    out.push_back(fuse(run, d));
     changed = true;
     i = j;
   }
