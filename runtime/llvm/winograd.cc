@@ -29,8 +29,19 @@ constexpr int64_t kOut = 4, kIn = 6, kPoints = kIn * kIn;
 // A unit of work is a band of whole tile rows of one image, at least this many tiles when the image
 // has them: the filter transform is read once per unit, so narrow images take several tile rows.
 constexpr int64_t kMinUnitTiles = 12;
+// Tiles an image needs for the transforms to pay: 4 (a 7x7 image's 2x2 tiles, 64 outputs for 49,
+// still a third of the direct multiplies: 512 channels at 1 thread 1.81 -> 1.49 ms, where the
+// filter transform is most of the time), and 16 for bands, which each read all of U.
+constexpr int64_t kMinTiles = 4, kMinBandTiles = 16;
 // The product GEMMs' register tile: up to kMaxRows tiles (broadcast) x 32 output channels (2 vectors).
 constexpr int kMaxRows = 8;
+// The 36 points' matrices (V, U and M) are each followed by this many floats (a cache line): at
+// power-of-two sizes the 36 stores of one transform, a point apart, otherwise map to the same L1 set
+// (a 256-channel filter block's transform spent most of its time on those conflicts).
+constexpr int64_t kSkew = 16;
+
+// The floats from one point's matrix of rows x ld floats to the next's.
+constexpr int64_t pointFloats(int64_t rows, int64_t ld) { return rows * ld + kSkew; }
 
 struct Conv {
   float* out = nullptr;
@@ -45,10 +56,13 @@ struct Conv {
   int64_t rowFloats = 0;      // one transformed input row of the band buffer (everyFourth reads 68 past a block)
   int64_t kPadded = 0;        // K rounded up to whole vectors (the filter transform's zero-padded rows)
   float* filters = nullptr;   // U[p][c][k]: the transformed filters, kPoints x C x kPadded
+  int64_t tilesPerImage = 0, allTiles = 0;
+  float* inputs = nullptr;    // V[p][c][t] of every image's tiles (channel blocks only)
   RlxGemmEpilogue epilogue = nullptr;
   void* ctx = nullptr;
   std::atomic<int64_t> next{0};   // the next band to take
-  std::atomic<int64_t> done{0};   // bands computed
+  std::atomic<int64_t> done{0};   // bands (channel blocks) computed
+  std::atomic<int64_t> channelsDone{0};  // input channels transformed (channel blocks only)
   std::atomic<int32_t> status{0};
 };
 
@@ -102,7 +116,7 @@ bool parse(const int64_t* desc, Conv& cv) {
 // and tiles (each transformed filter serves them all), and gather indices that fit 32 bits.
 bool worthIt(const Conv& cv) {
   int64_t tiles = ((cv.height + kOut - 1) / kOut) * ((cv.width + kOut - 1) / kOut);
-  return cv.outChannels >= 16 && cv.inChannels >= 16 && tiles >= 16 && !cv.imageIn.empty() && cv.wK >= 0 && 16 * cv.wK < (int64_t(1) << 31);
+  return cv.outChannels >= 16 && cv.inChannels >= 16 && tiles >= kMinTiles && !cv.imageIn.empty() && cv.wK >= 0 && 16 * cv.wK < (int64_t(1) << 31);
 }
 
 // --- The three transforms, on vectors of 16 independent lanes -----------------------------------
@@ -148,121 +162,6 @@ __attribute__((target("avx512f"), always_inline)) inline __mmask16 firstLanes(in
   return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
 }
 
-// --- Filters: U[p][c][k] = (G g G^T)[p] for each output channel k and input channel c ------------
-
-// Output channels [16 * begin, 16 * end): 16 at a time, one per lane (gathered across the filters).
-__attribute__((target("avx512f,fma"))) int32_t transformFilters(void* ctx, int64_t begin, int64_t end) {
-  const Conv& cv = *static_cast<const Conv*>(ctx);
-  const __m512i lane = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(int32_t(cv.wK)));
-  for (int64_t kb = begin; kb < end; ++kb) {
-    __mmask16 valid = firstLanes(cv.outChannels - 16 * kb);
-    for (int64_t c = 0; c < cv.inChannels; ++c) {
-      const float* base = cv.weights + 16 * kb * cv.wK + c * cv.wC;
-      __m512 cols[kIn][3];  // G g: the window's rows transformed, per window column
-      for (int64_t wx = 0; wx < 3; ++wx) {
-        __m512 g[3];
-        for (int64_t wy = 0; wy < 3; ++wy) g[wy] = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, lane, base + wy * cv.wY + wx * cv.wX, 4);
-        __m512 u[kIn];
-        filterTransform(g[0], g[1], g[2], u);
-        for (int i = 0; i < kIn; ++i) cols[i][wx] = u[i];
-      }
-      for (int i = 0; i < kIn; ++i) {
-        __m512 u[kIn];
-        filterTransform(cols[i][0], cols[i][1], cols[i][2], u);
-        for (int j = 0; j < kIn; ++j) _mm512_store_ps(cv.filters + ((i * kIn + j) * cv.inChannels + c) * cv.kPadded + 16 * kb, u[j]);
-      }
-    }
-  }
-  return 0;
-}
-
-// --- One unit: a band of tile rows of one image ---------------------------------------------------
-
-// The 16 elements p[j], p[j + 4], ..., p[j + 60]: column j of 16 consecutive tiles of a transformed row.
-__attribute__((target("avx512f"), always_inline)) inline __m512 everyFourth(const float* p, int j) {
-  const __m512i idx = _mm512_add_epi32(_mm512_set_epi32(60, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0), _mm512_set1_epi32(j));
-  __m512 lo = _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
-  __m512 hi = _mm512_permutex2var_ps(_mm512_loadu_ps(p + 32), idx, _mm512_loadu_ps(p + 48));
-  return _mm512_shuffle_f32x4(lo, hi, 0x44);  // lo's lanes 0-7, then hi's
-}
-
-// V[p][c][t] for the band's tiles t: each input channel's 6 rows per tile row go through B^T down the
-// columns (16 columns a vector), then across each tile's 6 columns (16 tiles a vector).
-__attribute__((target("avx512f,fma"))) void transformInput(const Conv& cv, const float* image, int64_t row0, int64_t rows, float* v, int64_t tiles, float* band) {
-  const int64_t span = 4 * cv.tilesWide + 2;                      // the input columns the tiles cover
-  const int64_t rowFloats = cv.rowFloats;
-  const int64_t inRows = cv.height + 2, inCols = cv.width + 2;    // what the GEMM would read
-  std::memset(band, 0, sizeof(float) * size_t(kIn * rowFloats));
-  for (int64_t c = 0; c < cv.inChannels; ++c) {
-    const float* plane = image + c * cv.inC;
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t y0 = (row0 + r) * kOut;
-      for (int64_t x0 = 0; x0 < span; x0 += 16) {
-        __mmask16 m = firstLanes(inCols - x0);
-        __m512 d[kIn], t[kIn];
-        for (int j = 0; j < kIn; ++j) d[j] = y0 + j < inRows ? _mm512_maskz_loadu_ps(m, plane + (y0 + j) * cv.inY + x0) : _mm512_setzero_ps();
-        inputTransform(d, t);
-        for (int i = 0; i < kIn; ++i) _mm512_store_ps(band + i * rowFloats + x0, t[i]);
-      }
-      for (int64_t tx = 0; tx < cv.tilesWide; tx += 16) {
-        __mmask16 m = firstLanes(cv.tilesWide - tx);
-        for (int i = 0; i < kIn; ++i) {
-          const float* p = band + i * rowFloats + 4 * tx;
-          __m512 d[kIn] = {everyFourth(p, 0), everyFourth(p, 1), everyFourth(p, 2), everyFourth(p, 3), everyFourth(p + 4, 0), everyFourth(p + 4, 1)};
-          __m512 t[kIn];
-          inputTransform(d, t);
-          for (int j = 0; j < kIn; ++j) _mm512_mask_storeu_ps(v + ((i * kIn + j) * cv.inChannels + c) * tiles + r * cv.tilesWide + tx, m, t[j]);
-        }
-      }
-    }
-  }
-}
-
-// M[t0 + r][k0 ..] = sum over c of V[c][t0 + r] * U[c][k0 ..] for R tiles and 16 * NV output channels.
-template <int R, int NV>
-__attribute__((target("avx512f,fma"))) void productTile(const float* v, int64_t ldv, const float* u, int64_t ldu, int64_t depth, float* m, int64_t ldm) {
-  __m512 acc[R][NV];
-  for (int r = 0; r < R; ++r)
-    for (int q = 0; q < NV; ++q) acc[r][q] = _mm512_setzero_ps();
-  for (int64_t c = 0; c < depth; ++c, v += ldv, u += ldu) {
-    __m512 w[NV];
-    for (int q = 0; q < NV; ++q) w[q] = _mm512_load_ps(u + 16 * q);
-    for (int r = 0; r < R; ++r) {
-      __m512 x = _mm512_set1_ps(v[r]);
-      for (int q = 0; q < NV; ++q) acc[r][q] = _mm512_fmadd_ps(x, w[q], acc[r][q]);
-    }
-  }
-  for (int r = 0; r < R; ++r)
-    for (int q = 0; q < NV; ++q) _mm512_store_ps(m + r * ldm + 16 * q, acc[r][q]);
-}
-
-using ProductTile = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t);
-
-template <int NV, int... R>
-constexpr std::array<ProductTile, sizeof...(R)> productTiles(std::integer_sequence<int, R...>) {
-  return {productTile<R + 1, NV>...};
-}
-
-// M[p] = V[p]^T U[p] for each of the 36 points: tiles x C times C x K.
-void multiply(const Conv& cv, const float* v, float* m, int64_t tiles) {
-  static constexpr auto one = productTiles<1>(std::make_integer_sequence<int, kMaxRows>());
-  static constexpr auto two = productTiles<2>(std::make_integer_sequence<int, kMaxRows>());
-  int64_t groups = (tiles + kMaxRows - 1) / kMaxRows;  // tile groups of near-equal size
-  for (int64_t p = 0; p < kPoints; ++p) {
-    const float* vp = v + p * cv.inChannels * tiles;
-    const float* up = cv.filters + p * cv.inChannels * cv.kPadded;
-    float* mp = m + p * tiles * cv.kPadded;
-    for (int64_t k0 = 0; k0 < cv.kPadded; k0 += 32) {
-      const auto& kernels = cv.kPadded - k0 >= 32 ? two : one;
-      for (int64_t g = 0, t0 = 0; g < groups; ++g) {
-        int64_t rows = tiles / groups + (g < tiles % groups ? 1 : 0);
-        kernels[size_t(rows - 1)](vp + t0, tiles, up + k0, cv.kPadded, cv.inChannels, mp + t0 * cv.kPadded + k0, cv.kPadded);
-        t0 += rows;
-      }
-    }
-  }
-}
-
 // The 64-bit pairs of a and b interleaved (low or high pair of each 128-bit lane).
 __attribute__((target("avx512f"), always_inline)) inline __m512 lo(__m512 a, __m512 b) {
   return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
@@ -290,18 +189,190 @@ __attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512
   }
 }
 
-// The band's 4x4 output tiles: A^T M A per tile, 16 output channels a vector, transposed so that each
-// channel's tile is one vector whose four rows are stored (clipped at the image's edges).
-__attribute__((target("avx512f,avx512vl,fma"))) void transformOutput(const Conv& cv, float* image, int64_t row0, const float* m, int64_t tiles) {
+// --- Filters: U[p][c][k] = (G g G^T)[p] for each output channel k and input channel c ------------
+
+// One input channel's 3x3 taps of 16 output channels (tap(wy, wx) a vector, one channel per lane)
+// through G g G^T, into dst[(p * C) * ldk] for the 36 points p.
+template <class Tap>
+__attribute__((target("avx512f,fma"), always_inline)) inline void transformFilterTaps(Tap tap, float* dst, int64_t pointStride) {
+  __m512 cols[kIn][3];  // G g: the window's rows transformed, per window column
+  for (int64_t wx = 0; wx < 3; ++wx) {
+    __m512 u[kIn];
+    filterTransform(tap(0, wx), tap(1, wx), tap(2, wx), u);
+    for (int i = 0; i < kIn; ++i) cols[i][wx] = u[i];
+  }
+  for (int i = 0; i < kIn; ++i) {
+    __m512 u[kIn];
+    filterTransform(cols[i][0], cols[i][1], cols[i][2], u);
+    for (int j = 0; j < kIn; ++j) _mm512_store_ps(dst + (i * kIn + j) * pointStride, u[j]);
+  }
+}
+
+// The taps of 16 filters: transposed into 16-float rows, tap(wy, wx) at t[(wy * 3 + wx) * 16] ...
+struct ContiguousTaps {
+  const float* t;
+  __attribute__((target("avx512f"), always_inline)) __m512 operator()(int64_t wy, int64_t wx) const { return _mm512_load_ps(t + (wy * 3 + wx) * 16); }
+};
+// ... or gathered across filters wK apart (lane l's tap at base + l * wK + wy * wY + wx * wX).
+struct GatheredTaps {
+  const float* base;
+  __m512i lane;
+  __mmask16 valid;
+  int64_t wY, wX;
+  __attribute__((target("avx512f"), always_inline)) __m512 operator()(int64_t wy, int64_t wx) const {
+    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, lane, base + wy * wY + wx * wX, 4);
+  }
+};
+
+// Output channels [16 * kb, 16 * kb + 16) (one per lane) of input channels [cBegin, cEnd), into
+// dst[p * pointStride + (c - cBegin) * ldk + lane]: the whole U (ldk = kPadded, dst offset by
+// 16 * kb) or a block of it.
+__attribute__((target("avx512f,fma"))) void transformFilterGroup(const Conv& cv, int64_t kb, int64_t cBegin, int64_t cEnd, float* dst, int64_t ldk, int64_t pointStride) {
+  __mmask16 valid = firstLanes(cv.outChannels - 16 * kb);
+  const float* first = cv.weights + 16 * kb * cv.wK;
+  dst -= cBegin * ldk;
+  if (cv.wC == 9 && cv.wY == 3 && cv.wX == 1) {
+    // Each filter's taps are contiguous (OIHW): 16 channels' 144 taps are read as rows of 16 filters
+    // and transposed in registers, instead of gathered across the filters (the gathers, 16 lines each,
+    // were 40% of a 256-channel 14x14 convolution).
+    for (int64_t c0 = cBegin; c0 < cEnd; c0 += 16) {
+      int64_t flat = 9 * std::min<int64_t>(16, cEnd - c0);
+      alignas(64) float taps[9 * 16][16];  // [(c - c0) * 9 + tap][output channel lane]
+      for (int64_t f0 = 0; f0 < flat; f0 += 16) {
+        __mmask16 m = firstLanes(flat - f0);
+        __m512 r[16];
+        for (int l = 0; l < 16; ++l) r[l] = (valid >> l) & 1 ? _mm512_maskz_loadu_ps(m, first + l * cv.wK + c0 * 9 + f0) : _mm512_setzero_ps();
+        transpose16(r);
+        for (int j = 0; j < 16; ++j) _mm512_store_ps(taps[f0 + j], r[j]);
+      }
+      for (int64_t c = c0; c < c0 + flat / 9; ++c) {
+        const float* t = taps[(c - c0) * 9];
+        transformFilterTaps(ContiguousTaps{t}, dst + c * ldk, pointStride);
+      }
+    }
+    return;
+  }
+  const __m512i lane = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(int32_t(cv.wK)));
+  for (int64_t c = cBegin; c < cEnd; ++c) {
+    const float* base = first + c * cv.wC;
+    transformFilterTaps(GatheredTaps{base, lane, valid, cv.wY, cv.wX}, dst + c * ldk, pointStride);
+  }
+}
+
+// The whole U, groups of 16 output channels [begin, end).
+int32_t transformFilters(void* ctx, int64_t begin, int64_t end) {
+  const Conv& cv = *static_cast<const Conv*>(ctx);
+  for (int64_t kb = begin; kb < end; ++kb) transformFilterGroup(cv, kb, 0, cv.inChannels, cv.filters + 16 * kb, cv.kPadded, pointFloats(cv.inChannels, cv.kPadded));
+  return 0;
+}
+
+// --- One unit: a band of tile rows of one image ---------------------------------------------------
+
+// The 16 elements p[j], p[j + 4], ..., p[j + 60]: column j of 16 consecutive tiles of a transformed row.
+__attribute__((target("avx512f"), always_inline)) inline __m512 everyFourth(const float* p, int j) {
+  const __m512i idx = _mm512_add_epi32(_mm512_set_epi32(60, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0), _mm512_set1_epi32(j));
+  __m512 lo = _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
+  __m512 hi = _mm512_permutex2var_ps(_mm512_loadu_ps(p + 32), idx, _mm512_loadu_ps(p + 48));
+  return _mm512_shuffle_f32x4(lo, hi, 0x44);  // lo's lanes 0-7, then hi's
+}
+
+// V[p][c][t] (t < ldt apart per channel) for the band's tiles t and input channels [c0, c1): each
+// channel's 6 rows per tile row go through B^T down the columns (16 columns a vector), then across
+// each tile's 6 columns (16 tiles a vector).
+__attribute__((target("avx512f,fma"))) void transformInput(const Conv& cv, const float* image, int64_t row0, int64_t rows, float* v, int64_t ldt, float* band, int64_t c0,
+                                                          int64_t c1) {
+  const int64_t span = 4 * cv.tilesWide + 2;                      // the input columns the tiles cover
+  const int64_t rowFloats = cv.rowFloats;
+  const int64_t inRows = cv.height + 2, inCols = cv.width + 2;    // what the GEMM would read
+  std::memset(band, 0, sizeof(float) * size_t(kIn * rowFloats));
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* plane = image + c * cv.inC;
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t y0 = (row0 + r) * kOut;
+      for (int64_t x0 = 0; x0 < span; x0 += 16) {
+        __mmask16 m = firstLanes(inCols - x0);
+        __m512 d[kIn], t[kIn];
+        for (int j = 0; j < kIn; ++j) d[j] = y0 + j < inRows ? _mm512_maskz_loadu_ps(m, plane + (y0 + j) * cv.inY + x0) : _mm512_setzero_ps();
+        inputTransform(d, t);
+        for (int i = 0; i < kIn; ++i) _mm512_store_ps(band + i * rowFloats + x0, t[i]);
+      }
+      for (int64_t tx = 0; tx < cv.tilesWide; tx += 16) {
+        __mmask16 m = firstLanes(cv.tilesWide - tx);
+        for (int i = 0; i < kIn; ++i) {
+          const float* p = band + i * rowFloats + 4 * tx;
+          __m512 d[kIn] = {everyFourth(p, 0), everyFourth(p, 1), everyFourth(p, 2), everyFourth(p, 3), everyFourth(p + 4, 0), everyFourth(p + 4, 1)};
+          __m512 t[kIn];
+          inputTransform(d, t);
+          for (int j = 0; j < kIn; ++j) _mm512_mask_storeu_ps(v + (i * kIn + j) * pointFloats(cv.inChannels, ldt) + c * ldt + r * cv.tilesWide + tx, m, t[j]);
+        }
+      }
+    }
+  }
+}
+
+// M[t0 + r][k0 ..] (+)= sum over c of V[c][t0 + r] * U[c][k0 ..] for R tiles and 16 * NV output
+// channels (adding to M when `accumulate`).
+template <int R, int NV>
+__attribute__((target("avx512f,fma"))) void productTile(const float* v, int64_t ldv, const float* u, int64_t ldu, int64_t depth, float* m, int64_t ldm, bool accumulate) {
+  __m512 acc[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < NV; ++q) acc[r][q] = accumulate ? _mm512_load_ps(m + r * ldm + 16 * q) : _mm512_setzero_ps();
+  for (int64_t c = 0; c < depth; ++c, v += ldv, u += ldu) {
+    __m512 w[NV];
+    for (int q = 0; q < NV; ++q) w[q] = _mm512_load_ps(u + 16 * q);
+    for (int r = 0; r < R; ++r) {
+      __m512 x = _mm512_set1_ps(v[r]);
+      for (int q = 0; q < NV; ++q) acc[r][q] = _mm512_fmadd_ps(x, w[q], acc[r][q]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int q = 0; q < NV; ++q) _mm512_store_ps(m + r * ldm + 16 * q, acc[r][q]);
+}
+
+using ProductTile = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t, bool);
+
+template <int NV, int... R>
+constexpr std::array<ProductTile, sizeof...(R)> productTiles(std::integer_sequence<int, R...>) {
+  return {productTile<R + 1, NV>...};
+}
+
+// M[p] (+)= V[p]^T U[p] for each of the 36 points: tiles x depth times depth x width (a multiple of 16)
+// output channels. Point p's V starts at v + p * vPoint (rows of `tiles` floats), its U at
+// u + p * uPoint and its M at m + p * mPoint (rows of ldk floats); `accumulate` adds to M.
+void multiply(const float* v, int64_t vPoint, int64_t tiles, const float* u, int64_t uPoint, int64_t depth, float* m, int64_t mPoint, int64_t width, int64_t ldk,
+              bool accumulate) {
+  static constexpr auto one = productTiles<1>(std::make_integer_sequence<int, kMaxRows>());
+  static constexpr auto two = productTiles<2>(std::make_integer_sequence<int, kMaxRows>());
+  int64_t groups = (tiles + kMaxRows - 1) / kMaxRows;  // tile groups of near-equal size
+  for (int64_t p = 0; p < kPoints; ++p) {
+    const float* vp = v + p * vPoint;
+    const float* up = u + p * uPoint;
+    float* mp = m + p * mPoint;
+    for (int64_t k0 = 0; k0 < width; k0 += 32) {
+      const auto& kernels = width - k0 >= 32 ? two : one;
+      for (int64_t g = 0, t0 = 0; g < groups; ++g) {
+        int64_t rows = tiles / groups + (g < tiles % groups ? 1 : 0);
+        kernels[size_t(rows - 1)](vp + t0, tiles, up + k0, ldk, depth, mp + t0 * ldk + k0, ldk, accumulate);
+        t0 += rows;
+      }
+    }
+  }
+}
+
+// The band's 4x4 output tiles for output channels [k0, k1): A^T M A per tile, 16 output channels a
+// vector, transposed so that each channel's tile is one vector whose four rows are stored (clipped at
+// the image's edges). Tile t's products for channel k are at m[((p * ldt) + t) * ldk + k - k0].
+__attribute__((target("avx512f,avx512vl,fma"))) void transformOutput(const Conv& cv, float* image, int64_t row0, const float* m, int64_t tiles, int64_t ldt, int64_t ldk,
+                                                                     int64_t kBegin, int64_t kEnd) {
   for (int64_t t = 0; t < tiles; ++t) {
     int64_t y0 = (row0 + t / cv.tilesWide) * kOut, x0 = t % cv.tilesWide * kOut;
     int64_t rows = std::min(kOut, cv.height - y0);
     __mmask16 cols = firstLanes(std::min(kOut, cv.width - x0));
-    for (int64_t k0 = 0; k0 < cv.outChannels; k0 += 16) {
+    for (int64_t k0 = kBegin; k0 < kEnd; k0 += 16) {
       __m512 across[kIn][kOut];  // A^T M down each column of the 6 x 6 products
       for (int j = 0; j < kIn; ++j) {
         __m512 col[kIn];
-        for (int i = 0; i < kIn; ++i) col[i] = _mm512_load_ps(m + ((i * kIn + j) * tiles + t) * cv.kPadded + k0);
+        for (int i = 0; i < kIn; ++i) col[i] = _mm512_load_ps(m + (i * kIn + j) * pointFloats(ldt, ldk) + t * ldk + k0 - kBegin);
         __m512 y[kOut];
         outputTransform(col, y);
         for (int a = 0; a < kOut; ++a) across[j][a] = y[a];
@@ -314,7 +385,7 @@ __attribute__((target("avx512f,avx512vl,fma"))) void transformOutput(const Conv&
         for (int b = 0; b < kOut; ++b) pixels[a * kOut + b] = y[b];
       }
       transpose16(pixels);  // pixels[kk]: channel k0 + kk's tile, row-major
-      int64_t count = std::min<int64_t>(16, cv.outChannels - k0);
+      int64_t count = std::min<int64_t>(16, kEnd - k0);
       for (int64_t kk = 0; kk < count; ++kk) {
         float* dst = image + (k0 + kk) * cv.outK + y0 * cv.outY + x0;
         __m512 p = pixels[kk];
@@ -332,16 +403,17 @@ __attribute__((target("avx512f,avx512vl,fma"))) void transformOutput(const Conv&
 int32_t runBands(void* ctx, int64_t, int64_t) {
   Conv& cv = *static_cast<Conv*>(ctx);
   int64_t maxTiles = cv.bandRows * cv.tilesWide;
-  float* v = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * cv.inChannels * maxTiles + 16));
-  float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * maxTiles * cv.kPadded));
+  float* v = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * pointFloats(cv.inChannels, maxTiles) + 16));
+  float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * pointFloats(maxTiles, cv.kPadded)));
   float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * cv.rowFloats));
   if (!v || !m || !band) return 0;  // out of memory: this thread takes no band (see `done`)
   for (int64_t u = cv.next.fetch_add(1); u < cv.units; u = cv.next.fetch_add(1)) {
     int64_t image = u / cv.bandsPerImage, row0 = u % cv.bandsPerImage * cv.bandRows;
     int64_t rows = std::min(cv.bandRows, cv.tilesHigh - row0), tiles = rows * cv.tilesWide;
-    transformInput(cv, cv.in + cv.imageIn[size_t(image)], row0, rows, v, tiles, band);
-    multiply(cv, v, m, tiles);
-    transformOutput(cv, cv.out + cv.imageOut[size_t(image)], row0, m, tiles);
+    transformInput(cv, cv.in + cv.imageIn[size_t(image)], row0, rows, v, tiles, band, 0, cv.inChannels);
+    multiply(v, pointFloats(cv.inChannels, tiles), tiles, cv.filters, pointFloats(cv.inChannels, cv.kPadded), cv.inChannels, m, pointFloats(tiles, cv.kPadded), cv.kPadded,
+             cv.kPadded, false);
+    transformOutput(cv, cv.out + cv.imageOut[size_t(image)], row0, m, tiles, tiles, cv.kPadded, 0, cv.outChannels);
     if (cv.epilogue) {
       int64_t first = image * cv.height * cv.width, y0 = row0 * kOut, y1 = std::min(cv.height, (row0 + rows) * kOut);
       if (int32_t code = cv.epilogue(cv.ctx, 0, cv.outChannels, first + y0 * cv.width, first + y1 * cv.width)) {
@@ -353,6 +425,72 @@ int32_t runBands(void* ctx, int64_t, int64_t) {
     cv.done.fetch_add(1);
   }
   return 0;
+}
+
+// --- Few tiles: every tile's V once, then blocks of output channels ------------------------------
+// A band reads all of U, so an image of few tiles (ResNet's 14x14 and 7x7 stages: 16 and 4) read
+// 9.4 MB of transformed filters per 16 tiles at 256 channels and ran slower than the plain GEMM.
+// When V of all tiles fits in the L2, it is computed once, and each unit is a block of output
+// channels: its filters transformed into the thread's scratch, multiplied with all of V, transformed
+// back and through the epilogue; U is never whole.
+constexpr int64_t kBlock = 32;
+// The block's filters are transformed this many input channels at a time, each chunk multiplied
+// before the next is transformed: the chunk (295 KB) stays in the L2, where a whole block of 256
+// channels (1.2 MB) went to the L3 and back.
+constexpr int64_t kChunk = 64;
+constexpr int64_t kFewTilesBytes = int64_t(1) << 20;
+
+// Input channels [begin, end) of every image into cv.inputs.
+int32_t transformAllInputs(void* ctx, int64_t begin, int64_t end) {
+  Conv& cv = *static_cast<Conv*>(ctx);
+  float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * cv.rowFloats));
+  if (!band) return 0;  // out of memory: see channelsDone
+  for (size_t image = 0; image < cv.imageIn.size(); ++image)
+    transformInput(cv, cv.in + cv.imageIn[image], 0, cv.tilesHigh, cv.inputs + int64_t(image) * cv.tilesPerImage, cv.allTiles, band, begin, end);
+  cv.channelsDone.fetch_add(end - begin);
+  return 0;
+}
+
+// Output-channel blocks [begin, end) of kBlock channels.
+int32_t runChannelBlocks(void* ctx, int64_t begin, int64_t end) {
+  Conv& cv = *static_cast<Conv*>(ctx);
+  float* u = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * pointFloats(kChunk, kBlock)));
+  float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * pointFloats(cv.allTiles, kBlock)));
+  if (!u || !m) return 0;  // out of memory: see `done`
+  for (int64_t kb = begin; kb < end; ++kb) {
+    int64_t k0 = kb * kBlock, width = std::min(kBlock, cv.kPadded - k0), k1 = std::min(k0 + kBlock, cv.outChannels);
+    for (int64_t c0 = 0; c0 < cv.inChannels; c0 += kChunk) {
+      int64_t c1 = std::min(cv.inChannels, c0 + kChunk);
+      for (int64_t g = 0; g < width / 16; ++g) transformFilterGroup(cv, k0 / 16 + g, c0, c1, u + 16 * g, kBlock, pointFloats(kChunk, kBlock));
+      multiply(cv.inputs + c0 * cv.allTiles, pointFloats(cv.inChannels, cv.allTiles), cv.allTiles, u, pointFloats(kChunk, kBlock), c1 - c0, m,
+               pointFloats(cv.allTiles, kBlock), width, kBlock, c0 > 0);
+    }
+    for (size_t image = 0; image < cv.imageOut.size(); ++image) {
+      transformOutput(cv, cv.out + cv.imageOut[image], 0, m + int64_t(image) * cv.tilesPerImage * kBlock, cv.tilesPerImage, cv.allTiles, kBlock, k0, k1);
+      int64_t first = int64_t(image) * cv.height * cv.width;
+      if (cv.epilogue)
+        if (int32_t code = cv.epilogue(cv.ctx, k0, k1, first, first + cv.height * cv.width)) {
+          int32_t none = 0;
+          cv.status.compare_exchange_strong(none, code);
+          return code;
+        }
+    }
+    cv.done.fetch_add(1);
+  }
+  return 0;
+}
+
+// The few-tiles schedule; false when some thread lacked the memory (the GEMM then computes C).
+bool runFewTiles(Conv& cv, int32_t& status) {
+  cv.inputs = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * pointFloats(cv.inChannels, cv.allTiles) + 16));
+  if (!cv.inputs) return false;
+  status = rlx_parallel_for(transformAllInputs, &cv, cv.inChannels, cv.allTiles * kPoints * 16);
+  if (status != 0) return true;
+  if (cv.channelsDone != cv.inChannels) return false;
+  int64_t blocks = (cv.kPadded + kBlock - 1) / kBlock;
+  status = rlx_parallel_for(runChannelBlocks, &cv, blocks, kBlock * cv.allTiles * kPoints * cv.inChannels);
+  if (status == 0) status = cv.status;
+  return status != 0 || cv.done == blocks;
 }
 
 }  // namespace
@@ -368,7 +506,11 @@ bool winogradConv3x3(float* c, const float* a, const float* b, const int64_t* de
   cv.units = int64_t(cv.imageIn.size()) * cv.bandsPerImage;
   cv.kPadded = (cv.outChannels + 15) / 16 * 16;
   cv.rowFloats = (cv.tilesWide + 15) / 16 * 64 + 64;
-  cv.filters = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * cv.inChannels * cv.kPadded));
+  cv.tilesPerImage = cv.tilesWide * cv.tilesHigh;
+  cv.allTiles = cv.tilesPerImage * int64_t(cv.imageIn.size());
+  if (kPoints * pointFloats(cv.inChannels, cv.allTiles) * int64_t(sizeof(float)) <= kFewTilesBytes) return runFewTiles(cv, status);
+  if (cv.tilesPerImage < kMinBandTiles) return false;
+  cv.filters = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * pointFloats(cv.inChannels, cv.kPadded)));
   if (!cv.filters) return false;
   int threads = parallelThreads();
   status = rlx_parallel_for(transformFilters, &cv, cv.kPadded / 16, 16 * cv.inChannels * 64);

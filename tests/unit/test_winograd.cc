@@ -96,11 +96,16 @@ bool hasAvx512() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_sup
 
 TEST_CASE("winograd: F(4x4, 3x3) equals the direct convolution", "[gemm][winograd]") {
   if (!hasAvx512()) SUCCEED("no AVX-512: the GEMM path computes every convolution");
-  for (Case s : {Case{1, 16, 16, 16, 16, 18, 16},    // whole tiles, 16 channels each way
-                 Case{2, 19, 13, 14, 37, 16, 14},    // partial edge tiles, a batch, K = 37 (2 vectors + 5)
-                 Case{1, 24, 5, 70, 33, 75, 71},     // 18 tiles wide (two vector blocks), padded rows
-                 Case{1, 17, 64, 3, 20, 5, 4},       // one tile wide: bands of 12 tile rows, then 4
-                 Case{3, 64, 13, 13, 64, 15, 13}}) {  // 3 images of 4 x 4 tiles: bands of 3 tile rows, then 1
+  // The first six have few tiles (V of all of them fits in the L2: blocks of output channels), the
+  // last two many (bands of tile rows).
+  for (Case s : {Case{1, 16, 16, 16, 16, 18, 16},     // whole tiles, 16 channels each way
+                 Case{2, 19, 13, 14, 37, 16, 14},     // partial edge tiles, a batch, K = 37 (2 vectors + 5)
+                 Case{1, 24, 5, 70, 33, 75, 71},      // 18 tiles wide (two vector blocks), padded rows
+                 Case{1, 17, 64, 3, 20, 5, 4},        // one tile wide
+                 Case{3, 64, 13, 13, 64, 15, 13},     // 3 images of 4 x 4 tiles
+                 Case{1, 150, 7, 7, 80, 9, 7},        // 2 x 2 tiles of 49 outputs; input channels in 3 chunks
+                 Case{1, 64, 56, 56, 48, 58, 56},     // 196 tiles: bands of 1 tile row (14 tiles)
+                 Case{1, 160, 64, 20, 24, 22, 20}}) {  // 5 tiles wide: bands of 3 tile rows, then 1
     INFO("n " << s.n << " c " << s.c << " " << s.h << "x" << s.w << " k " << s.k);
     Buffers b = make(s, 5);
     auto desc = descriptor(s);
@@ -138,8 +143,9 @@ TEST_CASE("winograd: other convolutions are left to the GEMM", "[gemm][winograd]
   int32_t status = 0;
   auto strided = descriptor(big, 2);  // stride 2: the window's strides differ from the output's
   CHECK_FALSE(rlx::winogradConv3x3(out.data(), w.data(), in.data(), strided.data(), nullptr, nullptr, status));
-  for (Case small : {Case{1, 8, 16, 16, 32, 18, 16}, Case{1, 32, 16, 16, 8, 18, 16}, Case{1, 32, 6, 6, 32, 8, 6}}) {
-    auto desc = descriptor(small);  // too few input channels, output channels, tiles
+  // Too few input channels, output channels, tiles; images of few tiles whose V exceeds the L2.
+  for (Case small : {Case{1, 8, 16, 16, 32, 18, 16}, Case{1, 32, 16, 16, 8, 18, 16}, Case{1, 32, 4, 4, 32, 6, 4}, Case{8, 512, 7, 7, 32, 9, 7}}) {
+    auto desc = descriptor(small);
     CHECK_FALSE(rlx::winogradConv3x3(out.data(), w.data(), in.data(), desc.data(), nullptr, nullptr, status));
   }
   std::vector<int64_t> matmul = {1, 1, 1, 64, 64, 64, 64, 1, 1, 64, 1, 64};
