@@ -37,6 +37,7 @@ bool sameStorage(const Buffer* a, const Buffer* b) { return a && b && (a == b ||
 struct Flattening {
   const GemmNest& gemm;
   const NestWrite& epilogue;
+  bool intoOut = false;  // C's loads become loads of `out` (the GEMM writes `out` itself)
   PrimVarRef m = make<PrimVar>("m", DataType::int64()), n = make<PrimVar>("n", DataType::int64());
   std::vector<PrimExpr> flat;  // C's indices at (m, n): m and n on the innermost non-unit row and column dims
   PrimVarMap dimValue;         // each epilogue iter var: its dim's index as a function of m and n
@@ -94,7 +95,7 @@ struct Flattening {
       const Buffer* buf = l.buffer.get();
       if (sameStorage(buf, epilogue.store->buffer.get())) return ok = false, e;
       bool isC = sameStorage(buf, gemm.c.get());
-      if (pointwise(l) && (!isC || buf == gemm.c.get())) return make<BufferLoad>(l.dtype, l.buffer, flat);
+      if (pointwise(l) && (!isC || buf == gemm.c.get())) return make<BufferLoad>(l.dtype, isC && intoOut ? epilogue.store->buffer : l.buffer, flat);
       if (isC) return ok = false, e;
     }
     if (e->kind() == NodeKind::PrimVar) {
@@ -105,8 +106,11 @@ struct Flattening {
   }
 };
 
-// The fused nest of `gemm` and the element-wise nest `next`, or null when they do not fuse.
-Stmt fuse(const GemmNest& gemm, const Stmt& next) {
+// The fused nest of `gemm` and the element-wise nest `next`, or null when they do not fuse. With
+// `intoOut` (C is an intermediate nothing else uses) the GEMM computes into the epilogue's output,
+// which then goes through the epilogue in place: no C buffer is written and read back. `intoOut` is
+// left true only when that was done.
+Stmt fuse(const GemmNest& gemm, const Stmt& next, bool& intoOut) {
   if (gemm.batched || !compact(*gemm.c)) return nullptr;
   auto epilogue = fullWriteNest(next);
   if (!epilogue || isReduction(*epilogue->block)) return nullptr;
@@ -119,7 +123,8 @@ Stmt fuse(const GemmNest& gemm, const Stmt& next) {
   if (epilogue->block->iterVars.size() != store.indices.size()) return nullptr;
   for (auto* v : epilogue->loopVars)
     if (mentions(store.value, v)) return nullptr;
-  Flattening f{gemm, *epilogue};
+  intoOut = intoOut && compact(*out) && out->dtype == gemm.c->dtype;
+  Flattening f{gemm, *epilogue, intoOut};
   if (!f.plan()) return nullptr;
   bool ok = true;
   PrimExpr value = f.rewrite(store.value, ok);
@@ -131,7 +136,15 @@ Stmt fuse(const GemmNest& gemm, const Stmt& next) {
   auto outer = make<For>();
   outer->loopVar = f.m, outer->min = intImm(0), outer->extent = f.rows, outer->loopKind = For::Serial;
   outer->body = inner;
-  outer->annotations = withDictAttr(nullptr, kGemmEpilogueAnnotation, AttrValue::primOf(gemm.call));
+  PrimExpr sgemm = gemm.call;
+  if (intoOut) {
+    auto& c = static_cast<const PrimCall&>(*gemm.call);
+    auto args = c.args;
+    auto& at = static_cast<const BufferLoad&>(*args[0]);
+    args[0] = make<BufferLoad>(at.dtype, store.buffer, at.indices);
+    sgemm = make<PrimCall>(c.dtype, c.op, std::move(args));
+  }
+  outer->annotations = withDictAttr(nullptr, kGemmEpilogueAnnotation, AttrValue::primOf(sgemm));
   return outer;
 }
 
@@ -141,11 +154,17 @@ PrimFuncRef fuseGemmEpilogues(const PrimFuncRef& func) {
   const TirBlock* rb = rootBlock(*func);
   if (!rb) return func;
   std::vector<Stmt> seq = statementsOf(rb->body);
+  std::vector<BufferRef> allocs = rb->allocBuffers;
   bool changed = false;
   for (size_t p = 0; p + 1 < seq.size(); ++p) {
     auto gemm = matchMatmulNest(seq[p]);
     if (!gemm) continue;
-    if (Stmt fused = fuse(*gemm, seq[p + 1])) {
+    const Buffer* c = gemm->c.get();
+    auto alloc = std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& b) { return b.get() == c; });
+    bool privateC = alloc != allocs.end() && !usageOf(seq, 0, p).touches(c) && !usageOf(seq, p + 2, seq.size()).touches(c);
+    bool intoOut = privateC;
+    if (Stmt fused = fuse(*gemm, seq[p + 1], intoOut)) {
+      if (intoOut) allocs.erase(alloc);
       seq[p] = fused;
       seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
       changed = true;
@@ -154,6 +173,7 @@ PrimFuncRef fuseGemmEpilogues(const PrimFuncRef& func) {
   if (!changed) return func;
   auto blk = copyBlock(*rb);
   blk->body = sequence(std::move(seq));
+  blk->allocBuffers = std::move(allocs);
   return withRootBlock(*func, blk);
 }
 

@@ -202,7 +202,10 @@ bool foldStage(std::vector<Stmt>& seq, size_t p, std::vector<BufferRef>& allocs)
     // Reductions keep operands that they broadcast as buffers: a GEMM nest is recognized by its plain
     // loads, and such a reduction reads each element once per output. One that reads each element
     // once (softmax's sum of exps, a variance's squares) takes the value like any other reader.
-    if (after.reductionLoads.count(t) && after.broadcastLoads.count(t)) return false;
+    // A plain copy (a convolution's pad_temp without padding) stays a plain load when inlined, so
+    // it is inlined there too: the GEMM reads the source in place instead of a copy of it.
+    bool copy = value->kind() == NodeKind::BufferLoad;
+    if (!copy && after.reductionLoads.count(t) && after.broadcastLoads.count(t)) return false;
     // A transcendental stays computed once per element (one reader, reading each element once),
     // or twice when its buffer is large: softmax's exp is read by the sum and by the normalization,
     // and recomputing a vector exp costs far less than writing and reading back a buffer of

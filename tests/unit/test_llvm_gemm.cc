@@ -165,6 +165,27 @@ TEST_CASE("llvm gemm: element-wise epilogues fused into the GEMM agree", "[llvm]
   CHECK(fused);
 }
 
+// With C an intermediate of the kernel alone, the GEMM computes into the epilogue's output and the
+// epilogue runs in place; a convolution without padding reads its input in place (its pad_temp is a
+// plain copy, inlined): neither kernel takes a workspace.
+TEST_CASE("llvm gemm: a fused GEMM writes the epilogue's output itself, without a C buffer", "[llvm][gemm]") {
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"x: " + T("(37, 70)") + ", w: " + T("(70, 45)") + ", b: " + T("(45,)"), "            mm = R.matmul(x, w)\n            ad = R.add(mm, b)\n            gv = R.nn.relu(ad)\n"},
+      {"x: " + T("(1, 24, 9, 11)") + ", w: " + T("(40, 24, 1, 1)") + ", b: " + T("(1, 40, 1, 1)"),
+       "            cv = R.nn.conv2d(x, w)\n            ad = R.add(cv, b)\n            gv = R.nn.relu(ad)\n"},
+  };
+  for (auto& [params, bindings] : cases) {
+    INFO(params << "\n" << bindings);
+    auto fs = lower(params, bindings);
+    REQUIRE(fs.size() == 1);
+    CHECK(fusedEpilogue(fs[0]));
+    auto ir = emitLLVM(fs[0], "gemm");
+    REQUIRE(ir.ok());
+    CHECK_FALSE(contains(*ir, "rlx_workspace_take"));
+    CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, 29)) == "");
+  }
+}
+
 // Reading C at another element than the one written (here its mirror image) keeps the epilogue a
 // pass of its own: the element might belong to a block not computed yet.
 TEST_CASE("llvm gemm: an epilogue reading the GEMM output elsewhere stays unfused", "[llvm][gemm]") {

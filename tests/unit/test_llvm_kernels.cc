@@ -493,6 +493,17 @@ TEST_CASE("llvm schedule: element-wise stages fold into their readers", "[llvm]"
     CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{1, 3});
     CHECK(agree(f, stagedArgs()) == "");
   }
+  SECTION("a plain copy a reduction reads is inlined (the GEMM reads its source in place)") {
+    auto f = stagedKernel(1, stage("copy", "t0", "x[vi, vj]") + R"(    for i, j, k in T.grid(T.int64(4), T.int64(8), T.int64(8)):
+        with T.block("matmul"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                out[vi, vj] = T.float32(0.0)
+            out[vi, vj] = out[vi, vj] + t0[vi, vk] * y[vi, vk]
+)");
+    CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{0, 1});
+    CHECK(agree(f, stagedArgs()) == "");
+  }
   SECTION("a stage a reduction reads stays (a GEMM nest keeps its plain loads)") {
     auto f = stagedKernel(1, stage("scale", "t0", "x[vi, vj] * T.float32(2.0)") + R"(    for i, j, k in T.grid(T.int64(4), T.int64(8), T.int64(8)):
         with T.block("matmul"):
