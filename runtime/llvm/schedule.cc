@@ -9,6 +9,7 @@
 #include "runtime/llvm/schedule_epilogue.h"
 #include "runtime/llvm/schedule_gemm.h"
 #include "runtime/llvm/schedule_inline.h"
+#include "runtime/llvm/schedule_partition.h"
 #include "runtime/llvm/schedule_reduction.h"
 #include "runtime/llvm/schedule_rows.h"
 #include "runtime/llvm/schedule_transpose.h"
@@ -55,6 +56,7 @@ Stmt schedule(const Stmt& s) {
       if (auto& a = static_cast<const For&>(*s).annotations; a && a->find(kGemmEpilogueAnnotation)) return s;
       if (Stmt gemm = lowerMatmulNest(s)) return gemm;
       if (Stmt transpose = lowerTransposeNest(s)) return transpose;
+      if (Stmt parts = partitionBoundChecks(s)) return schedule(parts);
       Stmt nest = scheduleReductionNest(s);
       auto& f = static_cast<const For&>(*nest);
       if (f.loopKind != For::Serial) return nest;

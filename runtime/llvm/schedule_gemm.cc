@@ -78,19 +78,6 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   std::sort(reductions.begin(), reductions.end());
   for (auto& r : reductions) red.push_back(r.second);
   if (red.empty()) return std::nullopt;
-  // One row and a short window of two or more reduction dims (a depthwise convolution's or a pooling window: batch dims =
-  // channels, 9 or 49 k steps) is no GEMM: packing B per channel costs more than the products. The
-  // window schedule (schedule_reduction.h) runs it vectorized along the columns instead.
-  auto extentOf = [&](const std::vector<const PrimVar*>& vs) -> std::optional<int64_t> {
-    int64_t n = 1;
-    for (auto* v : vs) {
-      auto k = pn->loopOfVar(v).extent.as<IntImm>();
-      if (!k) return std::nullopt;
-      n *= k->value;
-    }
-    return n;
-  };
-  if (auto m = extentOf(rows), kk = extentOf(red); red.size() >= 2 && m && kk && *m == 1 && *kk <= 64) return std::nullopt;
   // C's strides come from its own indices (each a single var).
   auto cStride = [&](const PrimVar* v) {
     PrimExpr s = intImm(1);

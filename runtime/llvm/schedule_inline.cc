@@ -54,6 +54,15 @@ bool hasCall(const PrimExpr& e) {
   return found;
 }
 
+// Whether e chooses between values (T.if_then_else or Select): a padding's bounds check.
+bool hasSelect(const PrimExpr& e) {
+  if (!e) return false;
+  if (e->kind() == NodeKind::Select || (e->kind() == NodeKind::PrimCall && static_cast<const PrimCall&>(*e).op == "tir.if_then_else")) return true;
+  bool found = false;
+  forEachOperand(e, [&](const PrimExpr& x) { found = found || hasSelect(x); });
+  return found;
+}
+
 // Replaces every load of one buffer by the stage's value at the load's indices.
 struct Inliner {
   const Buffer* target;
@@ -206,6 +215,10 @@ bool foldStage(std::vector<Stmt>& seq, size_t p, std::vector<BufferRef>& allocs)
     // it is inlined there too: the GEMM reads the source in place instead of a copy of it.
     bool copy = value->kind() == NodeKind::BufferLoad;
     if (!copy && after.reductionLoads.count(t) && after.broadcastLoads.count(t)) return false;
+    // A padded input that a window slides over (a depthwise convolution's or a pool's pad_temp) is
+    // read window-size times per element: its bounds checks are made once, and the window reads
+    // plain loads (a depthwise convolution then runs as rlx_sgemm's window kernel).
+    if (!copy && after.windowLoads.count(t) && hasSelect(value)) return false;
     // A transcendental stays computed once per element (one reader, reading each element once),
     // or twice when its buffer is large: softmax's exp is read by the sum and by the normalization,
     // and recomputing a vector exp costs far less than writing and reading back a buffer of

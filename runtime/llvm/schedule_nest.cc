@@ -33,6 +33,11 @@ bool parseAffine(const PrimExpr& e, int64_t scale, Affine& out) {
 
 }  // namespace
 
+bool affineOf(const PrimExpr& e, Affine& out) {
+  out = Affine{};
+  return parseAffine(e, 1, out);
+}
+
 const PrimVar* asVar(const PrimExpr& e) { return e && e->kind() == NodeKind::PrimVar ? static_cast<const PrimVar*>(e.get()) : nullptr; }
 
 bool invariant(const PrimExpr& e, const std::vector<const PrimVar*>& vars) {

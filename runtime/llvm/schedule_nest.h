@@ -23,6 +23,9 @@ struct Affine {
   int64_t coef(const PrimVar* v) const;
 };
 
+// `e` as an Affine; false when it is not one (a division, a load, ...).
+bool affineOf(const PrimExpr& e, Affine& out);
+
 // An operand load: its buffer and each index as an Affine over the block's iter vars.
 struct Operand {
   const BufferLoad* load = nullptr;

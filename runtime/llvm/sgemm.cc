@@ -16,6 +16,7 @@
 #include "runtime/llvm/thread_pool.h"
 #include "runtime/llvm/transpose_tile.h"
 #include "runtime/llvm/unit_queues.h"
+#include "runtime/llvm/window_conv.h"
 #include "runtime/llvm/winograd.h"
 
 namespace {
@@ -745,6 +746,7 @@ int32_t run(Gemm& g, const int64_t* desc) {
 extern "C" int32_t rlx_sgemm_epilogue(float* c, const float* a, const float* b, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx) {
   int32_t status = 0;
   if (rlx::winogradConv3x3(c, a, b, desc, epilogue, ctx, status)) return status;
+  if (!epilogue && rlx::windowConv(c, a, b, desc, status)) return status;
   Gemm g;
   g.c = c, g.a = a, g.b = b;
   g.epilogue = epilogue, g.epilogueCtx = ctx;

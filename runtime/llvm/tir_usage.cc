@@ -39,6 +39,14 @@ bool broadcast(const BufferLoad& l, const TirBlock& b) {
   return false;
 }
 
+// A load in reduction block `b` with an index that mentions both a spatial and a reduction iter var.
+bool window(const BufferLoad& l, const TirBlock& b) {
+  auto mentionsKind = [&](const PrimExpr& i, bool spatial) {
+    return std::any_of(b.iterVars.begin(), b.iterVars.end(), [&](const IterVar& iv) { return (iv.kind == IterVar::DataPar) == spatial && mentions(i, iv.var.get()); });
+  };
+  return std::any_of(l.indices.begin(), l.indices.end(), [&](const PrimExpr& i) { return mentionsKind(i, true) && mentionsKind(i, false); });
+}
+
 }  // namespace
 
 void forEachLoad(const PrimExpr& e, const std::function<void(const BufferLoad&)>& f) {
@@ -54,6 +62,7 @@ void Usage::expr(const PrimExpr& e, const TirBlock* block) {
     auto& l = static_cast<const BufferLoad&>(*e);
     ++loads[l.buffer.get()];
     if (block && isReduction(*block)) ++reductionLoads[l.buffer.get()];
+    if (block && isReduction(*block) && window(l, *block)) ++windowLoads[l.buffer.get()];
     if (block && broadcast(l, *block)) ++broadcastLoads[l.buffer.get()];
   }
   forEachOperand(e, [&](const PrimExpr& x) { expr(x, block); });

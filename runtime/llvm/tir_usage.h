@@ -22,6 +22,9 @@ struct Usage {
   std::unordered_map<const Buffer*, int> reductionLoads;  // of them, in a reduction block
   std::unordered_map<const Buffer*, int> broadcastLoads;  // in a block some of whose spatial iter vars
                                                           // the indices do not use
+  std::unordered_map<const Buffer*, int> windowLoads;     // in a reduction block, an index of which
+                                                          // slides a window (mentions a spatial and a
+                                                          // reduction iter var: yy + ry)
   std::unordered_set<const Buffer*> stored, matched;   // BufferStore targets; match_buffer sources
   std::unordered_set<const PrimVar*> vars;             // every variable mentioned (a data var: opaque use)
 

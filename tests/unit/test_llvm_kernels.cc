@@ -9,6 +9,7 @@
 #include "llvm_test_util.h"
 #include "runtime/llvm/schedule_alloc.h"
 #include "runtime/llvm/schedule_inline.h"
+#include "runtime/llvm/schedule_partition.h"
 #include "tests/unit/legalize_cases.h"
 
 using namespace rlx;
@@ -514,6 +515,50 @@ TEST_CASE("llvm schedule: element-wise stages fold into their readers", "[llvm]"
 )");
     CHECK(allocsAndNests(inlineElementwiseStages(f)) == std::pair<size_t, size_t>{1, 2});
     CHECK(agree(f, stagedArgs()) == "");
+  }
+}
+
+// The block realizes under `s`, each with whether its stored value still selects (T.if_then_else or
+// Select at the top).
+void leaves(const Stmt& s, std::vector<bool>& selecting) {
+  if (!s) return;
+  switch (s->kind()) {
+    case NodeKind::SeqStmt:
+      for (auto& x : static_cast<const SeqStmt&>(*s).seq) leaves(x, selecting);
+      return;
+    case NodeKind::For: return leaves(static_cast<const For&>(*s).body, selecting);
+    case NodeKind::BlockRealize: {
+      auto& st = static_cast<const BufferStore&>(*static_cast<const BlockRealize&>(*s).block->body);
+      selecting.push_back(st.value->kind() == NodeKind::Select || st.value->kind() == NodeKind::PrimCall);
+      return;
+    }
+    default: return;
+  }
+}
+
+TEST_CASE("llvm schedule: a padding's bound checks split its loops", "[llvm]") {
+  auto nestOf = [](const PrimFuncRef& f) { return static_cast<const BlockRealize&>(*f->body).block->body; };
+  SECTION("1 <= i < 3 and 2 <= j <= 6: rows cut at 1 and 3, columns at 2 and 7, every part decided") {
+    auto f = stagedKernel(0, stage("pad", "out", "T.if_then_else(T.int64(1) <= vi and vi < T.int64(3) and T.int64(2) <= vj and vj <= T.int64(6), x[vi, vj], T.float32(-1.0))"));
+    Stmt parts = partitionBoundChecks(nestOf(f));
+    REQUIRE(parts);
+    std::vector<bool> selecting;
+    leaves(parts, selecting);
+    CHECK(selecting == std::vector<bool>(9, false));
+    CHECK(agree(f, stagedArgs()) == "");
+  }
+  SECTION("a bound past the loop cuts nothing; a condition on a load is kept in each part") {
+    auto f = stagedKernel(0, stage("pad", "out", "T.Select(T.int64(-1) < vi and vj > T.int64(3) and y[vi, vj] > T.float32(0.0), x[vi, vj], T.float32(0.0))"));
+    Stmt parts = partitionBoundChecks(nestOf(f));
+    REQUIRE(parts);
+    std::vector<bool> selecting;
+    leaves(parts, selecting);
+    CHECK(selecting == std::vector<bool>{false, true});  // j < 4: the else value; j >= 4: y decides
+    CHECK(agree(f, stagedArgs()) == "");
+  }
+  SECTION("no comparison with a constant: nothing to split") {
+    auto f = stagedKernel(0, stage("pad", "out", "T.if_then_else(vi < vj, x[vi, vj], T.float32(0.0))"));
+    CHECK_FALSE(partitionBoundChecks(nestOf(f)));
   }
 }
 
