@@ -497,7 +497,7 @@ std::vector<std::string> Session::complete(const std::string& lineSoFar) const {
     for (const char* o : {"opt_level", "verify", "color", "scope", "run-pipeline", "kernels"}) offer(o);
   } else {
     for (auto& p : passRegistry()) offer(p.name);
-    for (const char* p : {"O0", "O1", "O2", "O3", "build", "build_fused"}) offer(p);
+    for (const char* p : {"O0", "O1", "O2", "O3", "build", "build_fused", "build_cpu"}) offer(p);
     if (!states_.empty())
       for (auto& e : states_[current_].mod->functions) offer(e.gvar->name);
   }

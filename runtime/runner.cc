@@ -10,7 +10,7 @@ namespace rlx {
 std::string runPipelineText(const std::string& name) {
   if (name == "build") return "LambdaLift,build";
   if (name == "O0") return "LambdaLift,build";
-  if (name == "O1" || name == "O2" || name == "O3") return name + ",LambdaLift,build_fused";
+  if (name == "O1" || name == "O2" || name == "O3") return name + ",LambdaLift,build_cpu";
   return name;
 }
 

@@ -27,7 +27,7 @@ Runs passes over FILE ('-' = stdin) and prints the result (or writes it with -o)
 PIPELINE is a comma-separated list: `DeadCodeElimination,RemoveUnusedFunctions(entry_functions=["main"])`.
 
 options:
-  -p, --passes PIPELINE      the passes to run, in order (presets: O0..O3, build, build_fused)
+  -p, --passes PIPELINE      the passes to run, in order (presets: O0..O3, build, build_fused, build_cpu)
   -o OUT                     write the result atomically instead of printing it
   --print-changed[=diff|quiet]  after each pass: a banner and a unified diff (default diff),
                              or only the banner of passes that changed something (quiet)

@@ -57,8 +57,17 @@ int64_t Affine::coef(const PrimVar* v) const {
   return 0;
 }
 
+const SplitVar* Operand::splitOf(const PrimVar* v) const {
+  for (auto& s : splits)
+    if (s.var == v) return &s;
+  return nullptr;
+}
+
 bool Operand::uses(const PrimVar* v) const {
-  return std::any_of(index.begin(), index.end(), [&](const Affine& a) { return a.coef(v) != 0; });
+  auto used = [&](const PrimVar* x) { return std::any_of(index.begin(), index.end(), [&](const Affine& a) { return a.coef(x) != 0; }); };
+  if (used(v)) return true;
+  const SplitVar* s = splitOf(v);
+  return s && (used(s->outer.get()) || used(s->inner.get()));
 }
 
 PrimExpr Operand::stride(const PrimVar* v) const {
@@ -85,13 +94,29 @@ PrimExpr Operand::first() const {
 bool parseOperand(const PrimExpr& e, const TirBlock& block, Operand& out) {
   if (!e || e->kind() != NodeKind::BufferLoad) return false;
   out.load = static_cast<const BufferLoad*>(e.get());
+  auto isIter = [&](const PrimVar* v) { return std::any_of(block.iterVars.begin(), block.iterVars.end(), [&](const IterVar& iv) { return iv.var.get() == v; }); };
   for (auto& idx : out.load->indices) {
     out.index.emplace_back();
-    if (!parseAffine(idx, 1, out.index.back())) return false;
-    for (auto& [v, c] : out.index.back().terms) {
-      bool isIter = std::any_of(block.iterVars.begin(), block.iterVars.end(), [&](const IterVar& iv) { return iv.var.get() == v; });
-      if (!isIter) return false;
+    if (parseAffine(idx, 1, out.index.back())) {
+      for (auto& [v, c] : out.index.back().terms)
+        if (!isIter(v)) return false;
+      continue;
     }
+    // v // d or v % d: a part of a split var.
+    out.index.back() = Affine{};
+    bool div = idx->kind() == NodeKind::FloorDiv, mod = idx->kind() == NodeKind::FloorMod;
+    if (!div && !mod) return false;
+    auto& bin = static_cast<const PrimBinary&>(*idx);
+    const PrimVar* v = asVar(bin.a);
+    auto* d = asIntImm(bin.b);
+    if (!v || !isIter(v) || !d || d->value <= 0) return false;
+    const SplitVar* known = out.splitOf(v);
+    if (known && known->divisor != d->value) return false;
+    if (!known) {
+      out.splits.push_back({v, d->value, make<PrimVar>(v->name + "_outer", v->dtype), make<PrimVar>(v->name + "_inner", v->dtype)});
+      known = &out.splits.back();
+    }
+    out.index.back().terms.push_back({div ? known->outer.get() : known->inner.get(), 1});
   }
   return out.load->dtype.lanes <= 1;
 }

@@ -26,19 +26,31 @@ struct Affine {
 // `e` as an Affine; false when it is not one (a division, a load, ...).
 bool affineOf(const PrimExpr& e, Affine& out);
 
-// An operand load: its buffer and each index as an Affine over the block's iter vars.
+// An iter var an operand indexes as `v // divisor` and `v % divisor` (a weight packed in panels,
+// [j // 32, k, j % 32]): the two parts are variables of their own in the operand's Affines.
+struct SplitVar {
+  const PrimVar* var = nullptr;
+  int64_t divisor = 1;
+  PrimVarRef outer, inner;  // stand for v // divisor and v % divisor
+};
+
+// An operand load: its buffer and each index as an Affine over the block's iter vars (and the parts
+// of its split vars).
 struct Operand {
   const BufferLoad* load = nullptr;
   std::vector<Affine> index;
+  std::vector<SplitVar> splits;
 
-  bool uses(const PrimVar* v) const;
+  bool uses(const PrimVar* v) const;  // v itself or a part of it
+  const SplitVar* splitOf(const PrimVar* v) const;
   // The element stride along `v`: sum over dims of coefficient * the dim's stride.
   PrimExpr stride(const PrimVar* v) const;
   // The load of its first element (every iter var at 0).
   PrimExpr first() const;
 };
 
-// `e` as an Operand: a scalar BufferLoad whose indices are affine in `block`'s iter vars.
+// `e` as an Operand: a scalar BufferLoad whose indices are affine in `block`'s iter vars, or a
+// floordiv / floormod of one by a positive constant (the same one for both).
 bool parseOperand(const PrimExpr& e, const TirBlock& block, Operand& out);
 
 // A perfect nest of serial loops from 0 over one block (no predicate, buffers or match buffers of

@@ -105,6 +105,9 @@ struct Gemm {
   bool kAUnit = false;  // kA contiguous
   bool kBUnit = false;  // kB contiguous (B is a transposed operand, x @ W.T)
   bool bRows = false;   // nB contiguous and kB evenly ldb apart: B can be read in place
+  // B already in micro-panels (a weight the PackMatmulWeights pass laid out as [N / kNR][K][kNR]):
+  // each sliver's kNR columns contiguous, k rows kNR floats apart. Read in place, never packed.
+  bool bPanels = false;
   int64_t ldb = 0;
   bool packB = true;      // else the micro-kernel reads B's rows in place
   bool aInPlace = false;   // the micro-kernel broadcasts A's elements from A itself (no packing)
@@ -436,6 +439,27 @@ __attribute__((target("avx512f,fma"))) void gemvPanelOf(int64_t w, int64_t kc, c
   }
 }
 
+// The GEMV over B's micro-panels (bPanels): columns [j, j + w) (whole slivers) of k rows [pc, pc + kc),
+// each sliver's two vectors kNR floats a k step from its own panel.
+__attribute__((target("avx512f,fma"))) void gemvSlivers(const Gemm& g, const Operands& o, int64_t pc, int64_t kc, int64_t j, int64_t w, const float* a,
+                                                        __m512 (&acc)[kGV]) {
+  static_assert(kGW == 4 * kNR, "a GEMV block is four slivers");
+  const float* p[4];
+  int64_t slivers = w / kNR;
+  for (int64_t s = 0; s < 4; ++s) p[s] = o.b + g.kB[size_t(pc)] + g.nB[size_t(j + std::min(s, slivers - 1) * kNR)];
+  const int64_t* ka = g.kA.data() + pc;
+  __m512 s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3], s4 = acc[4], s5 = acc[5], s6 = acc[6], s7 = acc[7];
+  for (int64_t k = 0; k < kc; ++k) {
+    __m512 x = _mm512_set1_ps(a[ka[k]]);
+    int64_t at = k * kNR;
+    s0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(p[0] + at), s0), s1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(p[0] + at + 16), s1);
+    if (slivers > 1) s2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(p[1] + at), s2), s3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(p[1] + at + 16), s3);
+    if (slivers > 2) s4 = _mm512_fmadd_ps(x, _mm512_loadu_ps(p[2] + at), s4), s5 = _mm512_fmadd_ps(x, _mm512_loadu_ps(p[2] + at + 16), s5);
+    if (slivers > 3) s6 = _mm512_fmadd_ps(x, _mm512_loadu_ps(p[3] + at), s6), s7 = _mm512_fmadd_ps(x, _mm512_loadu_ps(p[3] + at + 16), s7);
+  }
+  acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3, acc[4] = s4, acc[5] = s5, acc[6] = s6, acc[7] = s7;
+}
+
 __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, const Operands& o, int64_t j0, int64_t j1) {
   float* bp = g.packB ? rlx::threadScratch(rlx::ScratchSlot::GemmB, size_t(kKC * kGW)) : nullptr;
   const float* a = o.a + g.mA[0];
@@ -446,7 +470,9 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, const Oper
     for (int64_t v = 0; v < kGV; ++v) mask[v] = maskOf(w - 16 * v), acc[v] = _mm512_setzero_ps();
     for (int64_t pc = 0; pc < g.k; pc += kKC) {
       int64_t kc = std::min(kKC, g.k - pc);
-      if (g.packB) {
+      if (g.bPanels) {
+        gemvSlivers(g, o, pc, kc, j, w, a, acc);
+      } else if (g.packB) {
         packB(g, o, pc, kc, j, w, bp, kGW);
         gemvPanelOf(w, kc, a, g.kA.data() + pc, bp, kGW, mask, acc);
       } else {
@@ -502,6 +528,17 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
         prefetch.stride = g.ldb * int64_t(sizeof(float));
         prefetch.rowBytes = skew + std::min(kNC, nEnd - nj) * int64_t(sizeof(float));
         prefetch.rowsLeft = std::min(kKC, g.k - np);
+      } else if (nj >= 0 && g.bPanels) {
+        // B in panels, read in place: the next block's k rows of each of its slivers' panels (one
+        // contiguous run per sliver). The first row tile of a block would otherwise wait on the
+        // panel's lines (in a ViT layer, each 768 x 32 panel came from the L3 once per call).
+        prefetch.row = reinterpret_cast<const char*>(o.b + g.kB[size_t(np)] + g.nB[size_t(nj)]);
+        int64_t slivers = (std::min(kNC, nEnd - nj) + kNR - 1) / kNR;
+        prefetch.stride = slivers > 1 ? (g.nB[size_t(nj + kNR)] - g.nB[size_t(nj)]) * int64_t(sizeof(float)) : 0;
+        prefetch.rowBytes = std::min(kKC, g.k - np) * kNR * int64_t(sizeof(float));
+        prefetch.rowsLeft = slivers;
+      }
+      if (prefetch.rowsLeft > 0) {
         // Lines to issue over the k-step pairs of this panel's micro-tiles, evenly.
         int64_t lines = prefetch.rowsLeft * ((prefetch.rowBytes + 63) / 64);
         int64_t pairs = tilesPerPanel * ((nc + kNR - 1) / kNR) * (kc / 2);
@@ -595,6 +632,17 @@ void classify(Gemm& g) {
   g.kBUnit = g.kBs.is(1);
   g.ldb = g.k > 1 ? g.kB[1] - g.kB[0] : 0;
   g.bRows = g.nBUnit && g.kBs.is(g.ldb);
+  g.bPanels = false;
+  if (!g.nBUnit && g.n % kNR == 0 && g.kBs.is(kNR)) {
+    g.bPanels = true;
+    for (int64_t s = 0; s < g.n && g.bPanels; s += kNR)
+      for (int64_t c = 1; c < kNR; ++c)
+        if (g.nB[size_t(s + c)] != g.nB[size_t(s)] + c) {
+          g.bPanels = false;
+          break;
+        }
+    if (g.bPanels) g.ldb = kNR;
+  }
 }
 
 // C^T = B^T A^T: the same GEMM with the operands' roles exchanged.
@@ -664,14 +712,14 @@ int32_t run(Gemm& g, const int64_t* desc) {
   // reads the weights in place. A late ResNet layer (512 channels of 7x7, N = 49 < M = 512) packed
   // 9.4 MB of weights per call to gather 0.9 MB (1 thread: ResNet-18 38.6 -> 24.2 ms, ResNet-50
   // 82 -> 68 ms; transposing only past N >= 2M or 4M, or never, measured the same or slower).
-  if (g.m > 1 && !g.nBUnit && !g.kBUnit && (g.kAUnit || g.mAs.is(1)) && g.n >= g.m) transpose(g);
+  if (g.m > 1 && !g.nBUnit && !g.kBUnit && !g.bPanels && (g.kAUnit || g.mAs.is(1)) && g.n >= g.m) transpose(g);
   // With few rows each B element is used by few micro-tiles: reading B in place beats copying it.
   // So it does for up to a few hundred rows when B's rows are under a page apart (the hardware
   // prefetchers follow the stride within a page) and B is at most twice the L2 (1 thread, best of
   // runs: 64x784x512 96 -> 104 GFLOP/s, 256x784x512 100 -> 101; 64x3072x512 94 -> 79 and
   // 64x768x2304 101 -> 85 in place, so those stay packed).
   bool nearRows = g.ldb * int64_t(sizeof(float)) < kInPlaceRowBytes && g.k * g.ldb <= kInPlaceBFloats && g.m <= kInPlaceRows;
-  g.packB = !(g.bRows && (g.m <= 2 * kMR || nearRows));
+  g.packB = !g.bPanels && !(g.bRows && (g.m <= 2 * kMR || nearRows));
   int threads = rlx::parallelThreads();
   if (g.m == 1 && hasAvx512()) {
     g.gemv = true;
@@ -692,7 +740,9 @@ int32_t run(Gemm& g, const int64_t* desc) {
   // A row block is reused by this few column slivers only: packing it would cost about as much as
   // the tiles' reads of it in place. With B read in place too, no copy is made at all (and the
   // threads need not meet once more after packing A: 64x784x512 at 2 threads 195 -> 205 GFLOP/s).
-  g.aInPlace = slivers <= kInPlaceSlivers || !g.packB;
+  // B in panels keeps A packed: the in-place A micro-kernel runs short of registers for its row
+  // pointers, and A (the activations) is small next to the weights.
+  g.aInPlace = slivers <= kInPlaceSlivers || (!g.packB && !g.bPanels);
   int64_t blocks = g.splitRows ? rowBlocks : slivers;
   g.mPadded = (g.m + kMR - 1) / kMR * kMR;
   // (Whole operands are packed once only for a single GEMM: batch elements each have their own.)

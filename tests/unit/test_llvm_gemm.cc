@@ -186,6 +186,31 @@ TEST_CASE("llvm gemm: a fused GEMM writes the epilogue's output itself, without 
   }
 }
 
+// B in column panels ([N / 32][K][32], as PackMatmulWeights stores constant weights): read in place
+// by the micro-kernel and the GEMV, over several k blocks (K > 800) and row tails.
+TEST_CASE("llvm gemm: a weight in column panels is read in place", "[llvm][gemm]") {
+  for (auto [m, k, n] : {std::tuple{37, 900, 96}, std::tuple{1, 70, 160}, std::tuple{8, 33, 32}}) {
+    auto M = "T.int64(" + std::to_string(m) + ")", K = "T.int64(" + std::to_string(k) + ")", N = "T.int64(" + std::to_string(n) + ")";
+    std::string text = R"(@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def mm(A: T.Buffer(()" + M + ", " + K + R"(), "float32"), W: T.Buffer((T.int64()" + std::to_string(n / 32) + "), " + K + R"(, T.int64(32)), "float32"), C: T.Buffer(()" + M + ", " + N + R"(), "float32")):
+        T.func_attr({"tir.noalias": True})
+        for i, j, k in T.grid()" + M + ", " + N + ", " + K + R"():
+            with T.block("matmul"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[vi, vj] = T.float32(0.0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * W[vj // T.int64(32), vk, vj % T.int64(32)]
+)";
+    INFO(m << "x" << k << "x" << n);
+    PrimFuncRef f = firstPrimFunc(text);
+    REQUIRE(f);
+    CHECK(usesGemm(f));
+    CHECK(agreeSums(f, argsFor(*f, 1, 31)) == "");
+  }
+}
+
 // Reading C at another element than the one written (here its mirror image) keeps the epilogue a
 // pass of its own: the element might belong to a block not computed yet.
 TEST_CASE("llvm gemm: an epilogue reading the GEMM output elsewhere stays unfused", "[llvm][gemm]") {
