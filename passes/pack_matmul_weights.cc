@@ -14,10 +14,10 @@
 
 #include "ir/arith.h"
 #include "ir/block_builder.h"
-#include "ir/expr_mutator.h"
 #include "ir/expr_walk.h"
 #include "ir/prim_expr_map.h"
 #include "ir/tir_rewrite.h"
+#include "passes/binding_rewriter.h"
 #include "passes/registry.h"
 
 namespace rlx {
@@ -114,11 +114,23 @@ const Buffer* packableParam(const PrimFunc& f, size_t p) {
   return !other && matmul > 0 && matmul == all ? buf : nullptr;
 }
 
-// W (K x N) as [N / 32][K][32].
-NDArrayRef packPanels(const NDArray& w) {
-  int64_t k = w.shape[0], n = w.shape[1];
-  auto out = make<NDArray>(DataType::float32(), std::vector<int64_t>{n / kPanel, k, kPanel});
-  const float* src = w.as<float>();
+// W (K x N) as [N / 32][K][32]: a new array, or (`inPlace`, the input module being consumed) W's
+// own memory rewritten through a temporary copy and viewed with the new shape, so that a model's
+// weights are not resident twice at the peak.
+Result<NDArrayRef> packPanels(const NDArrayRef& w, bool inPlace) {
+  int64_t k = w->shape[0], n = w->shape[1];
+  std::vector<int64_t> shape{n / kPanel, k, kPanel};
+  std::vector<float> copy;
+  const float* src = w->as<float>();
+  NDArrayRef out;
+  if (inPlace) {
+    copy.assign(src, src + k * n);
+    src = copy.data();
+    out = make<NDArray>(DataType::float32(), shape, w->data(), w);
+  } else {
+    out = NDArray::uninitialized(DataType::float32(), shape);
+    if (!out) return Error("PackMatmulWeights: out of memory for a " + std::to_string(k) + " x " + std::to_string(n) + " weight");
+  }
   float* dst = out->as<float>();
   for (int64_t s = 0; s < n / kPanel; ++s)
     for (int64_t r = 0; r < k; ++r)
@@ -157,30 +169,51 @@ PrimFuncRef withPanels(const PrimFunc& f, size_t p) {
   auto out = copyPrimFunc(f);
   out->bufferMap[p].second = nb;
   out->body = r.stmt(f.body);
+  // Parameters untyped, as FuseTIR's kernels: the legalized kernel's typed signature named the old shape.
+  out->sinfo = primFuncSInfo();
   return out;
 }
 
-// Replaces constants by pointer.
-class ConstantSwap : public ExprMutator {
+// Replaces constants in call_tir argument tuples by pointer, and the callees whose kernels changed
+// by their new GlobalVars (the binding rewriter re-infers the struct info of the rebuilt calls).
+class ConstantSwap : public BindingRewriter {
  public:
-  explicit ConstantSwap(const std::unordered_map<const ExprNode*, Expr>& map) : map_(map) {}
-  Expr visitLeaf(const Expr& e) override {
-    auto it = map_.find(e.get());
-    return it == map_.end() ? e : it->second;
+  ConstantSwap(const std::unordered_map<const ExprNode*, Expr>& map, const std::map<std::string, GlobalVarRef>& kernels) : map_(map), kernels_(kernels) {}
+
+ protected:
+  Expr rewriteValue(const BindingRef&, const Expr& value) override {
+    auto c = value.as<Call>();
+    auto args = c && c->opName() == "relax.call_tir" && c->args.size() >= 2 ? c->args[1].as<Tuple>() : Ref<Tuple>();
+    if (!args) return nullptr;
+    std::vector<Expr> fields;
+    bool changed = false;
+    for (auto& f : args->fields) {
+      auto it = map_.find(f.get());
+      fields.push_back(it == map_.end() ? f : it->second);
+      changed |= it != map_.end();
+    }
+    if (!changed) return nullptr;
+    std::vector<Expr> callArgs = c->args;
+    callArgs[1] = make<Tuple>(std::move(fields));
+    if (auto gv = callArgs[0].as<GlobalVar>())
+      if (auto it = kernels_.find(gv->name); it != kernels_.end()) callArgs[0] = it->second;
+    return make<Call>(c->op, std::move(callArgs), c->attrs, c->sinfoArgs);
   }
 
  private:
   const std::unordered_map<const ExprNode*, Expr>& map_;
+  const std::map<std::string, GlobalVarRef>& kernels_;
 };
 
-Result<IRModuleRef> packMatmulWeights(const IRModuleRef& mod) {
+Result<IRModuleRef> packMatmulWeights(const IRModuleRef& mod, bool inPlace) {
   // Each kernel's call-site arguments by position, and every constant's number of uses.
   std::map<std::string, std::vector<std::vector<Expr>>> calls;
-  std::unordered_map<const ExprNode*, int> uses;
+  // Uses of each constant's data (two constants may share an array).
+  std::unordered_map<const NDArray*, int> uses;
   for (auto& entry : mod->functions) {
     if (!entry.func.as<Function>()) continue;
     walkExpr(entry.func, [&](const Expr& e) {
-      if (e.as<Constant>()) ++uses[e.get()];
+      if (auto c = e.as<Constant>()) ++uses[c->data.get()];
       auto c = e.as<Call>();
       if (!c || c->opName() != "relax.call_tir" || c->args.size() < 2) return;
       auto gv = c->args[0].as<GlobalVar>();
@@ -190,6 +223,7 @@ Result<IRModuleRef> packMatmulWeights(const IRModuleRef& mod) {
   }
   IRModuleRef out = mod;
   std::unordered_map<const ExprNode*, Expr> swap;
+  std::map<std::string, GlobalVarRef> kernels;
   for (auto& [name, sites] : calls) {
     auto* entry = out->find(name);
     auto prim = entry ? entry->func.as<PrimFunc>() : Ref<PrimFunc>();
@@ -201,24 +235,31 @@ Result<IRModuleRef> packMatmulWeights(const IRModuleRef& mod) {
       bool all = true;
       for (auto& args : sites) {
         auto c = p < args.size() ? args[p].as<Constant>() : Ref<Constant>();
-        all = all && c && uses[c.get()] == 1 && c->data->dtype == DataType::float32() && c->data->shape.size() == 2 &&
+        all = all && c && uses[c->data.get()] == 1 && c->data->dtype == DataType::float32() && c->data->shape.size() == 2 &&
               c->data->shape[0] == asIntImm(buf->shape[0])->value && c->data->shape[1] == asIntImm(buf->shape[1])->value;
       }
       if (!all) continue;
       for (auto& args : sites) {
         auto c = args[p].as<Constant>();
         BlockBuilder bb;
-        RLX_TRY(packed, bb.normalize(make<Constant>(packPanels(*c->data))));
+        RLX_TRY(panels, packPanels(c->data, inPlace));
+        RLX_TRY(packed, bb.normalize(make<Constant>(panels)));
         swap[c.get()] = packed;
       }
       changed = withPanels(*changed, p);
     }
-    if (changed.get() != prim.get()) out = withFunction(out, entry->gvar, changed);
+    if (changed.get() != prim.get()) {
+      auto gv = make<GlobalVar>(name);
+      gv->sinfo = changed->sinfo;
+      kernels[name] = gv;
+      out = withFunction(out, gv, changed);
+    }
   }
   if (swap.empty()) return out;
-  for (auto& entry : out->functions) {
+  IRModuleRef before = out;  // withFunction makes a new module: walk the one it started from
+  for (auto& entry : before->functions) {
     if (!entry.func.as<Function>()) continue;
-    ConstantSwap s(swap);
+    ConstantSwap s(swap, kernels);
     out = withFunction(out, entry.gvar, s.mutate(entry.func));
   }
   return out;
@@ -227,7 +268,7 @@ Result<IRModuleRef> packMatmulWeights(const IRModuleRef& mod) {
 }  // namespace
 
 Result<Pass> createPackMatmulWeightsPass(PassOptions&) {
-  return Pass({"PackMatmulWeights", 0, {}}, [](const IRModuleRef& mod, const PassContext&) -> Result<IRModuleRef> { return packMatmulWeights(mod); });
+  return Pass({"PackMatmulWeights", 0, {}}, [](const IRModuleRef& mod, const PassContext& ctx) -> Result<IRModuleRef> { return packMatmulWeights(mod, ctx.consumesInput); });
 }
 
 }  // namespace rlx

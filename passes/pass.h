@@ -37,6 +37,10 @@ class PassContext {
   // Functions that function-level passes may change (empty: all). Module-level passes (DCE,
   // Inline, LambdaLift, ...) always see the whole module.
   std::vector<std::string> scope;
+  // The caller drops the module it started the pipeline with (`rlx run`): a pass may then reuse the
+  // memory of that module's constants (PackMatmulWeights repacks weights in place instead of
+  // holding a second copy of them at the peak).
+  bool consumesInput = false;
   bool inScope(const std::string& function) const;
   bool isDisabled(const std::string& name) const;
   bool isRequired(const std::string& name) const;

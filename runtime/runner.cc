@@ -14,7 +14,7 @@ std::string runPipelineText(const std::string& name) {
   return name;
 }
 
-Result<PreparedModule> prepareModule(const IRModuleRef& mod, const std::string& pipeline, const std::set<std::string>& applied, vm::VMOptions options) {
+Result<PreparedModule> prepareModule(const IRModuleRef& mod, const std::string& pipeline, const std::set<std::string>& applied, vm::VMOptions options, bool consume) {
   PreparedModule p;
   auto direct = vm::compileModule(*mod);
   if (direct.ok()) {
@@ -27,6 +27,7 @@ Result<PreparedModule> prepareModule(const IRModuleRef& mod, const std::string& 
       if (!applied.count(pass.info().name)) remaining.push_back(pass);
     PassContext ctx;
     ctx.optLevel = 3;
+    ctx.consumesInput = consume;
     RLX_TRY(lowered, runSequential(remaining, mod, ctx));
     for (auto& pass : remaining) p.passesRun.push_back(pass.info().name);
     p.lowered = lowered;

@@ -25,7 +25,8 @@ struct PreparedModule {
 };
 
 // `applied`: pass names the module already went through (the shell's history); they are skipped.
+// `consume`: the caller drops `mod` afterwards and nothing else uses it (PassContext::consumesInput).
 Result<PreparedModule> prepareModule(const IRModuleRef& mod, const std::string& pipeline, const std::set<std::string>& applied = {},
-                                     vm::VMOptions options = {});
+                                     vm::VMOptions options = {}, bool consume = false);
 
 }  // namespace rlx

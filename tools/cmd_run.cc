@@ -247,8 +247,12 @@ int runRun(const std::vector<std::string>& args, bool color) {
     callArgs.push_back(*inputs[k]);
   }
 
-  auto prepared = prepareModule(mod, pipeline, {}, options);
+  auto prepared = prepareModule(mod, pipeline, {}, options, /*consume=*/true);
   if (!prepared.ok()) return fail(prepared.error(), color);
+  // The lowered copy is what runs: the module as loaded goes, and with it the weights the build
+  // replaced (PackMatmulWeights' panels), which would otherwise stay resident twice.
+  fn = Ref<Function>();
+  mod = IRModuleRef();
   if (emit == "lowered") {
     std::fputs(printModule(prepared->lowered).c_str(), stdout);
     return 0;
