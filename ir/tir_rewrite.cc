@@ -94,18 +94,19 @@ Stmt TirRewriter::stmt(const Stmt& s) const {
       auto values = exprs(r.iterValues);
       PrimExpr pred = e(r.predicate);
       Stmt init = stmt(b.init), body = stmt(b.body);
-      auto regions = [&](const std::vector<BufferRegion>& rs, bool& changed) {
-        std::vector<BufferRegion> out;
-        for (auto& x : rs) {
-          out.push_back(region ? region(x) : x);
-          changed |= out.back().buffer.get() != x.buffer.get() || out.back().region.size() != x.region.size();
-          for (size_t d = 0; d < x.region.size() && d < out.back().region.size(); ++d)
-            changed |= out.back().region[d].min.get() != x.region[d].min.get() || out.back().region[d].extent.get() != x.region[d].extent.get();
+      auto mapRegions = [&](const std::vector<BufferRegion>& rs, bool& changed) {
+        if (!regions) return rs;
+        std::vector<BufferRegion> out = regions(rs);
+        changed |= out.size() != rs.size();
+        for (size_t i = 0; i < out.size() && i < rs.size(); ++i) {
+          changed |= out[i].buffer.get() != rs[i].buffer.get() || out[i].region.size() != rs[i].region.size();
+          for (size_t d = 0; d < rs[i].region.size() && d < out[i].region.size(); ++d)
+            changed |= out[i].region[d].min.get() != rs[i].region[d].min.get() || out[i].region[d].extent.get() != rs[i].region[d].extent.get();
         }
         return out;
       };
       bool changed = !sameExprs(values, r.iterValues) || pred.get() != r.predicate.get() || init.get() != b.init.get() || body.get() != b.body.get();
-      auto reads = regions(b.reads, changed), writes = regions(b.writes, changed);
+      auto reads = mapRegions(b.reads, changed), writes = mapRegions(b.writes, changed);
       if (!changed) return s;
       auto blk = make<TirBlock>();
       blk->name = b.name, blk->iterVars = b.iterVars, blk->reads = std::move(reads), blk->writes = std::move(writes);

@@ -160,11 +160,18 @@ PrimFuncRef withPanels(const PrimFunc& f, size_t p) {
     return mapOperands(e, expr);
   };
   r.expr = expr;
-  r.region = [&](const BufferRegion& reg) {
-    if (reg.buffer.get() != old.get()) return reg;
-    BufferRegion whole{nb, {}};
-    for (auto& d : nb->shape) whole.region.push_back({intImm(0), d});
-    return whole;
+  r.regions = [&](const std::vector<BufferRegion>& regs) {
+    std::vector<BufferRegion> out;
+    for (auto& reg : regs) {
+      if (reg.buffer.get() != old.get()) {
+        out.push_back(reg);
+        continue;
+      }
+      BufferRegion whole{nb, {}};
+      for (auto& d : nb->shape) whole.region.push_back({intImm(0), d});
+      out.push_back(std::move(whole));
+    }
+    return out;
   };
   auto out = copyPrimFunc(f);
   out->bufferMap[p].second = nb;

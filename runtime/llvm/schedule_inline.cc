@@ -9,6 +9,7 @@
 
 #include "ir/prim_expr_map.h"
 #include "ir/struct_info.h"
+#include "ir/tir_rewrite.h"
 #include "runtime/llvm/tir_copy.h"
 #include "runtime/llvm/tir_usage.h"
 
@@ -82,16 +83,6 @@ struct Inliner {
     return primSubstitute(value, indexMap(static_cast<const BufferLoad&>(*m).indices));
   }
 
-  std::vector<PrimExpr> exprs(const std::vector<PrimExpr>& es, bool& changed) const {
-    std::vector<PrimExpr> out;
-    out.reserve(es.size());
-    for (auto& e : es) {
-      out.push_back(expr(e));
-      changed |= out.back().get() != e.get();
-    }
-    return out;
-  }
-
   // The stage's read regions in place of the target's: mapped to the reader's point when the reader
   // reads one element, else the whole of each buffer the stage reads.
   std::vector<BufferRegion> reads(const std::vector<BufferRegion>& rs) const {
@@ -119,73 +110,12 @@ struct Inliner {
     return out;
   }
 
+  // The statement with the target's loads replaced (tir_rewrite.h) and its read regions mapped.
   Stmt stmt(const Stmt& s) const {
-    if (!s) return s;
-    bool changed = false;
-    switch (s->kind()) {
-      case NodeKind::BufferStore: return mapStore(s, [&](const PrimExpr& e) { return expr(e); });
-      case NodeKind::SeqStmt: return mapSeq(s, [&](const Stmt& x) { return stmt(x); });
-      case NodeKind::For: {
-        auto& f = static_cast<const For&>(*s);
-        PrimExpr mn = expr(f.min), ext = expr(f.extent);
-        Stmt body = stmt(f.body);
-        if (mn.get() == f.min.get() && ext.get() == f.extent.get() && body.get() == f.body.get()) return s;
-        auto out = copyFor(f, body, f.loopKind);
-        out->min = mn, out->extent = ext;
-        return out;
-      }
-      case NodeKind::IfThenElse: {
-        auto& i = static_cast<const IfThenElse&>(*s);
-        PrimExpr c = expr(i.cond);
-        Stmt t = stmt(i.thenCase), e = stmt(i.elseCase);
-        if (c.get() == i.cond.get() && t.get() == i.thenCase.get() && e.get() == i.elseCase.get()) return s;
-        auto out = make<IfThenElse>(c, t, e);
-        out->span = i.span;
-        return out;
-      }
-      case NodeKind::LetStmt: {
-        auto& l = static_cast<const LetStmt&>(*s);
-        PrimExpr v = expr(l.value);
-        Stmt body = stmt(l.body);
-        if (v.get() == l.value.get() && body.get() == l.body.get()) return s;
-        auto out = make<LetStmt>(l.var, v, body);
-        out->span = l.span;
-        return out;
-      }
-      case NodeKind::Evaluate: {
-        auto& e = static_cast<const Evaluate&>(*s);
-        PrimExpr v = expr(e.value);
-        if (v.get() == e.value.get()) return s;
-        auto out = make<Evaluate>(v);
-        out->span = e.span;
-        return out;
-      }
-      case NodeKind::AssertStmt: {
-        auto& a = static_cast<const AssertStmt&>(*s);
-        PrimExpr c = expr(a.cond);
-        Stmt body = stmt(a.body);
-        if (c.get() == a.cond.get() && body.get() == a.body.get()) return s;
-        auto out = make<AssertStmt>(c, a.message, body);
-        out->span = a.span;
-        return out;
-      }
-      case NodeKind::BlockRealize: {
-        auto& r = static_cast<const BlockRealize&>(*s);
-        auto values = exprs(r.iterValues, changed);
-        PrimExpr pred = expr(r.predicate);
-        const TirBlock& b = *r.block;
-        Stmt init = stmt(b.init), body = stmt(b.body);
-        changed |= pred.get() != r.predicate.get() || init.get() != b.init.get() || body.get() != b.body.get();
-        if (!changed) return s;
-        auto blk = copyBlock(b);
-        blk->init = init, blk->body = body;
-        blk->reads = reads(b.reads);
-        auto out = copyRealize(r, blk);
-        out->iterValues = std::move(values), out->predicate = pred;
-        return out;
-      }
-      default: return s;
-    }
+    TirRewriter r;
+    r.expr = [this](const PrimExpr& e) { return expr(e); };
+    r.regions = [this](const std::vector<BufferRegion>& rs) { return reads(rs); };
+    return r.stmt(s);
   }
 };
 
