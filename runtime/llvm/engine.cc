@@ -22,6 +22,7 @@
 #include "runtime/llvm/schedule.h"
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/transpose.h"
+#include "runtime/llvm/window_conv.h"
 #include "runtime/llvm/thread_pool.h"
 #include "runtime/llvm/vector_math.h"
 #include "runtime/llvm/workspace.h"
@@ -76,6 +77,7 @@ Host& host() {
     exportFn("rlx_parallel_for", &rlx_parallel_for);
     exportFn("rlx_sgemm", &rlx_sgemm);
     exportFn("rlx_sgemm_epilogue", &rlx_sgemm_epilogue);
+    exportFn("rlx_sgemm_padded", &rlx_sgemm_padded);
     exportFn("rlx_transpose32", &rlx_transpose32);
     exportFn("rlx_workspace_alloc", &rlx_workspace_alloc);
     exportFn("rlx_workspace_take", &rlx_workspace_take);

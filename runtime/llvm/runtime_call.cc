@@ -38,6 +38,14 @@ TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
   return {b.CreateCall(mod.getOrInsertFunction(epilogue ? "rlx_sgemm_epilogue" : "rlx_sgemm", type), args), DataType::int32()};
 }
 
+// args: C[base], A[base], the unpadded input[base], then the descriptor's integers and the padding
+// (window_conv.h).
+TV Codegen::paddedWindowCall(const PrimCall& c) {
+  std::vector<llvm::Value*> args = pointersAndDescriptor(c, 3);
+  auto* type = llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy(), b.getPtrTy()}, false);
+  return {b.CreateCall(mod.getOrInsertFunction("rlx_sgemm_padded", type), args), DataType::int32()};
+}
+
 // args: out[base], in[base], then the descriptor's integers (transpose.h).
 TV Codegen::transposeCall(const PrimCall& c) {
   std::vector<llvm::Value*> args = pointersAndDescriptor(c, 2);

@@ -13,6 +13,7 @@
 #include "runtime/llvm/schedule_reduction.h"
 #include "runtime/llvm/schedule_rows.h"
 #include "runtime/llvm/schedule_transpose.h"
+#include "runtime/llvm/schedule_window.h"
 #include "runtime/llvm/tir_copy.h"
 
 namespace rlx {
@@ -91,7 +92,7 @@ PrimFuncRef scheduleForCpu(const PrimFuncRef& func) {
   Stmt withInits = initEmptyReductions(func->body);
   PrimFuncRef complete = withInits.get() == func->body.get() ? func : withBody(*func, withInits);
   // Before the GEMM nests become opaque calls: their outputs are written first by their inits.
-  PrimFuncRef inlined = fuseRowNests(fuseGemmEpilogues(markWrittenFirst(inlineElementwiseStages(complete))));
+  PrimFuncRef inlined = fuseRowNests(fuseGemmEpilogues(markWrittenFirst(fusePaddedWindows(inlineElementwiseStages(complete)))));
   Stmt body = schedule(foldIndexDivisions(inlined->body));
   if (body.get() == inlined->body.get()) return inlined;
   return withBody(*inlined, body);

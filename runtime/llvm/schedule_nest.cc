@@ -38,6 +38,34 @@ bool affineOf(const PrimExpr& e, Affine& out) {
   return parseAffine(e, 1, out);
 }
 
+// `e` as a BoundAtom: a comparison of (iter var + constant) with a constant, either way round.
+std::optional<BoundAtom> boundAtom(const PrimExpr& e) {
+  auto k = e->kind();
+  if (k != NodeKind::LT && k != NodeKind::LE && k != NodeKind::GT && k != NodeKind::GE) return std::nullopt;
+  auto& cmp = static_cast<const PrimBinary&>(*e);
+  Affine left, right;
+  if (!affineOf(cmp.a, left) || !affineOf(cmp.b, right)) return std::nullopt;
+  // Move everything to `coef * v + c OP 0` with the variable on the left.
+  bool varLeft = left.terms.size() == 1 && right.terms.empty(), varRight = right.terms.size() == 1 && left.terms.empty();
+  if (!varLeft && !varRight) return std::nullopt;
+  const Affine& withVar = varLeft ? left : right;
+  const Affine& constant = varLeft ? right : left;
+  if (withVar.terms[0].second != 1) return std::nullopt;
+  // v + c OP k  <=>  v OP k - c, with OP mirrored when the variable was on the right.
+  int64_t k0 = constant.constant - withVar.constant;
+  NodeKind op = k;
+  if (varRight) op = k == NodeKind::LT ? NodeKind::GT : k == NodeKind::LE ? NodeKind::GE : k == NodeKind::GT ? NodeKind::LT : NodeKind::LE;
+  BoundAtom a;
+  a.var = withVar.terms[0].first;
+  switch (op) {
+    case NodeKind::LT: a.lower = false, a.bound = k0; break;       // v < k0
+    case NodeKind::LE: a.lower = false, a.bound = k0 + 1; break;   // v < k0 + 1
+    case NodeKind::GT: a.lower = true, a.bound = k0 + 1; break;    // v >= k0 + 1
+    default: a.lower = true, a.bound = k0; break;                  // v >= k0
+  }
+  return a;
+}
+
 const PrimVar* asVar(const PrimExpr& e) { return e && e->kind() == NodeKind::PrimVar ? static_cast<const PrimVar*>(e.get()) : nullptr; }
 
 bool invariant(const PrimExpr& e, const std::vector<const PrimVar*>& vars) {

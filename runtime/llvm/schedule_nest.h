@@ -34,6 +34,15 @@ struct SplitVar {
   PrimVarRef outer, inner;  // stand for v // divisor and v % divisor
 };
 
+// A comparison of an iter var with a constant, as `v >= bound` (lower) or `v < bound` (upper): a
+// padding's bound check (`1 <= v`, `v + 1 < 15`, either way round).
+struct BoundAtom {
+  const PrimVar* var = nullptr;
+  bool lower = true;
+  int64_t bound = 0;
+};
+std::optional<BoundAtom> boundAtom(const PrimExpr& e);
+
 // An operand load: its buffer and each index as an Affine over the block's iter vars (and the parts
 // of its split vars).
 struct Operand {

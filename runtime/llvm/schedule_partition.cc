@@ -19,43 +19,8 @@ namespace {
 // More parts than this and the copies of the body outweigh the checks they save.
 constexpr int64_t kMaxParts = 27;
 
-// A comparison `v >= bound` (lower) or `v < bound` (upper) of iter var v, read off `v + c OP k`.
-struct Atom {
-  const PrimVar* var = nullptr;
-  bool lower = true;
-  int64_t bound = 0;
-};
-
-// `e` as an Atom: a comparison of (iter var + constant) with a constant, either way round.
-std::optional<Atom> atomOf(const PrimExpr& e) {
-  auto k = e->kind();
-  if (k != NodeKind::LT && k != NodeKind::LE && k != NodeKind::GT && k != NodeKind::GE) return std::nullopt;
-  auto& cmp = static_cast<const PrimBinary&>(*e);
-  Affine left, right;
-  if (!affineOf(cmp.a, left) || !affineOf(cmp.b, right)) return std::nullopt;
-  // Move everything to `coef * v + c OP 0` with the variable on the left.
-  bool varLeft = left.terms.size() == 1 && right.terms.empty(), varRight = right.terms.size() == 1 && left.terms.empty();
-  if (!varLeft && !varRight) return std::nullopt;
-  const Affine& withVar = varLeft ? left : right;
-  const Affine& constant = varLeft ? right : left;
-  if (withVar.terms[0].second != 1) return std::nullopt;
-  // v + c OP k  <=>  v OP k - c, with OP mirrored when the variable was on the right.
-  int64_t k0 = constant.constant - withVar.constant;
-  NodeKind op = k;
-  if (varRight) op = k == NodeKind::LT ? NodeKind::GT : k == NodeKind::LE ? NodeKind::GE : k == NodeKind::GT ? NodeKind::LT : NodeKind::LE;
-  Atom a;
-  a.var = withVar.terms[0].first;
-  switch (op) {
-    case NodeKind::LT: a.lower = false, a.bound = k0; break;       // v < k0
-    case NodeKind::LE: a.lower = false, a.bound = k0 + 1; break;   // v < k0 + 1
-    case NodeKind::GT: a.lower = true, a.bound = k0 + 1; break;    // v >= k0 + 1
-    default: a.lower = true, a.bound = k0; break;                  // v >= k0
-  }
-  return a;
-}
-
 // Every atom in the conditions of `e`'s selects (through And, Or and Not), by node.
-void collectAtoms(const PrimExpr& e, bool inCondition, std::unordered_map<const PrimExprNode*, Atom>& out) {
+void collectAtoms(const PrimExpr& e, bool inCondition, std::unordered_map<const PrimExprNode*, BoundAtom>& out) {
   if (!e) return;
   if (inCondition) {
     auto k = e->kind();
@@ -65,7 +30,7 @@ void collectAtoms(const PrimExpr& e, bool inCondition, std::unordered_map<const 
       return;
     }
     if (k == NodeKind::Not) return collectAtoms(static_cast<const PrimNot&>(*e).a, true, out);
-    if (auto a = atomOf(e)) out[e.get()] = *a;
+    if (auto a = boundAtom(e)) out[e.get()] = *a;
     return;
   }
   if (e->kind() == NodeKind::Select) {
@@ -90,10 +55,10 @@ struct LoopPart {
 // The rewrite of the stored value in one part: each atom decided by its var's range becomes a
 // constant, then selects and logic on constants fold.
 struct Decide {
-  const std::unordered_map<const PrimExprNode*, Atom>& atoms;
+  const std::unordered_map<const PrimExprNode*, BoundAtom>& atoms;
   const std::unordered_map<const PrimVar*, LoopPart>& ranges;
 
-  std::optional<bool> truth(const Atom& a) const {
+  std::optional<bool> truth(const BoundAtom& a) const {
     auto it = ranges.find(a.var);
     if (it == ranges.end()) return std::nullopt;
     const LoopPart& r = it->second;
@@ -147,7 +112,7 @@ Stmt partitionBoundChecks(const Stmt& s) {
   for (auto& iv : pn->block->iterVars)
     if (iv.kind != IterVar::DataPar) return nullptr;
   auto& store = static_cast<const BufferStore&>(*pn->block->body);
-  std::unordered_map<const PrimExprNode*, Atom> atoms;
+  std::unordered_map<const PrimExprNode*, BoundAtom> atoms;
   collectAtoms(store.value, false, atoms);
   if (atoms.empty()) return nullptr;
   // Cut points per loop, inside its constant extent.

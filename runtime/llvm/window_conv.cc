@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "runtime/llvm/scratch.h"
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/thread_pool.h"
 
@@ -30,6 +31,10 @@ struct Window {
   std::vector<int64_t> outerB, outerC;  // each outer column index's (an image's) offsets in B and C
   std::vector<int64_t> tapA, tapB;      // each tap's offsets in A and B, in summation order
   std::vector<int64_t> batchA, batchB, batchC;  // each batch element's (a channel's) offsets
+  // With padding (rlx_sgemm_padded): B is a padded input never materialized; its planes of
+  // paddedRows x paddedCols are copied from the input's planes of rows x cols at (top, left).
+  const float* input = nullptr;
+  int64_t paddedRows = 0, paddedCols = 0, rows = 0, cols = 0, top = 0, left = 0;
 };
 
 // The offsets of a row-major tuple of `count` dims whose entries in `dims` are `entries` wide
@@ -138,17 +143,42 @@ __attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const fl
   }
 }
 
+// The padded plane holding B offset `offset` (in padded units), built in `buf` from the input's
+// plane; returns where B's offset points in it.
+const float* paddedPlane(const Window& w, int64_t offset, float* buf) {
+  int64_t planeFloats = w.paddedRows * w.paddedCols, index = offset / planeFloats;
+  const float* src = w.input + index * w.rows * w.cols;
+  // Only the border is zeroed: the rows above and below, and each row's margins.
+  std::fill(buf, buf + w.top * w.paddedCols, 0.0f);
+  for (int64_t r = 0; r < w.rows; ++r) {
+    float* row = buf + (r + w.top) * w.paddedCols;
+    std::fill(row, row + w.left, 0.0f);
+    std::copy(src + r * w.cols, src + (r + 1) * w.cols, row + w.left);
+    std::fill(row + w.left + w.cols, row + w.paddedCols, 0.0f);
+  }
+  std::fill(buf + (w.top + w.rows) * w.paddedCols, buf + planeFloats, 0.0f);
+  return buf + offset % planeFloats;
+}
+
 // Planes [begin, end): batch element p / outers, outer index p % outers.
 int32_t planes(void* ctx, int64_t begin, int64_t end) {
   const Window& w = *static_cast<const Window*>(ctx);
   int64_t outers = int64_t(w.outerB.size());
   auto run = w.bX == 1 ? plane<Columns::Unit> : w.bX == 2 ? plane<Columns::Two> : plane<Columns::Gather>;
+  // A padded plane plus a vector of slack: a tail's masked loads may start past its last row.
+  float* padded = w.input ? threadScratch(ScratchSlot::WindowPlane, size_t(w.paddedRows * w.paddedCols + 32)) : nullptr;
+  if (w.input && !padded) return -1;
   for (int64_t p = begin; p < end; ++p) {
     size_t batch = size_t(p / outers), outer = size_t(p % outers);
-    run(w, w.a + w.batchA[batch], w.b + w.batchB[batch] + w.outerB[outer], w.c + w.batchC[batch] + w.outerC[outer]);
+    int64_t offset = w.batchB[batch] + w.outerB[outer];
+    const float* b = w.input ? paddedPlane(w, offset, padded) : w.b + offset;
+    run(w, w.a + w.batchA[batch], b, w.c + w.batchC[batch] + w.outerC[outer]);
   }
   return 0;
 }
+
+// The descriptor's length: nm, nn, nk, nb, then 3, 3, 3 and 4 entries per dim.
+int64_t descriptorLength(const int64_t* desc) { return 4 + 3 * (desc[0] + desc[1] + desc[2]) + 4 * desc[3]; }
 
 }  // namespace
 
@@ -165,3 +195,15 @@ bool windowConv(float* c, const float* a, const float* b, const int64_t* desc, i
 }
 
 }  // namespace rlx
+
+extern "C" int32_t rlx_sgemm_padded(float* c, const float* a, const float* input, const int64_t* desc) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
+  rlx::Window w;
+  const int64_t* pad = desc + rlx::descriptorLength(desc);
+  if (!avx512 || !rlx::parse(desc, w)) return -1;  // the schedule fuses only window convolutions (schedule_window.h)
+  w.c = c, w.a = a, w.input = input;
+  w.paddedRows = pad[0], w.paddedCols = pad[1], w.rows = pad[2], w.cols = pad[3], w.top = pad[4], w.left = pad[5];
+  int64_t count = int64_t(w.batchA.size() * w.outerB.size());
+  if (count == 0 || w.height <= 0 || w.width <= 0) return 0;
+  return rlx_parallel_for(rlx::planes, &w, count, w.height * w.width * int64_t(w.tapA.size()) + w.paddedRows * w.paddedCols);
+}

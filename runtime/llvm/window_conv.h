@@ -15,3 +15,14 @@ namespace rlx {
 bool windowConv(float* c, const float* a, const float* b, const int64_t* desc, int32_t& status);
 
 }  // namespace rlx
+
+extern "C" {
+// The same window convolution, its B a zero-padded input that is never materialized: `desc` is the
+// convolution's descriptor over the padded operand (rlx_sgemm's layout), followed by the padded
+// plane's rows and columns, the input plane's rows and columns and the padding before them (top,
+// left); `input` holds compact planes, plane k of the padded operand being input plane k. Each
+// thread pads one plane at a time into its scratch (a padding stage wrote and read back the whole
+// padded operand: at 96 x 112 x 112 as much time as the convolution). Returns -1 when the
+// descriptor is not a window convolution or the CPU lacks AVX-512 (the schedule fuses neither).
+int32_t rlx_sgemm_padded(float* c, const float* a, const float* input, const int64_t* desc);
+}

@@ -275,8 +275,8 @@ class Module:
 TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling windows as vector loops", "[llvm][gemm]") {
   // A window of 2+ reduction dims over one output row per channel reaches rlx_sgemm as a batched GEMM
   // of one row, which computes it with window_conv.cc (unit, stride-2 and gathered columns: the
-  // dilated window); its padded input is materialized once, split at the pad's bounds
-  // (schedule_partition.h). Same sums, in the same order.
+  // dilated window); its padding stage is folded into the call (rlx_sgemm_padded pads a plane at a
+  // time, schedule_window.h). Same sums, in the same order.
   struct S {
     const char *x, *w, *attrs;
   };
@@ -290,6 +290,9 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
     INFO(s.x << " * " << s.w << " " << s.attrs);
     for (auto& f : fs) {
       CHECK(usesGemm(f));
+      auto ir = emitLLVM(f, "gemm");
+      REQUIRE(ir.ok());
+      CHECK(contains(*ir, "rlx_sgemm_padded") == (__builtin_cpu_supports("avx512f") != 0));
       CHECK(agreeSums(f, argsFor(*f, 1, 9)) == "");
     }
   }

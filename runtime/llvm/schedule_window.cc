@@ -1,0 +1,160 @@
+// CPU schedule, padded window convolutions (schedule_window.h): the padding stage is read off its
+// store (shifted load, zero elsewhere, bounds checked against X's shape), then dropped with its
+// buffer; the convolution's rlx.sgemm call becomes rlx.sgemm_padded on X.
+#include "runtime/llvm/schedule_window.h"
+
+#include <algorithm>
+
+#include "ir/arith.h"
+#include "runtime/llvm/schedule_gemm.h"
+#include "runtime/llvm/schedule_nest.h"
+#include "runtime/llvm/tir_copy.h"
+#include "runtime/llvm/tir_usage.h"
+
+namespace rlx {
+
+namespace {
+
+// The padding a stage applies: T = pad(X) with `top` rows and `left` columns before X's last two
+// dims (every other dim unpadded).
+struct Padding {
+  const Buffer* padded = nullptr;
+  BufferRef input;
+  int64_t paddedRows = 0, paddedCols = 0, rows = 0, cols = 0, top = 0, left = 0;
+};
+
+std::optional<int64_t> constDim(const PrimExpr& e) {
+  auto* imm = e ? asIntImm(e) : nullptr;
+  return imm ? std::optional<int64_t>(imm->value) : std::nullopt;
+}
+
+// The conjuncts of `cond` (And nodes) as bound atoms; false when one is something else.
+bool conjuncts(const PrimExpr& cond, std::vector<BoundAtom>& out) {
+  if (cond->kind() == NodeKind::And) {
+    auto& b = static_cast<const PrimBinary&>(*cond);
+    return conjuncts(b.a, out) && conjuncts(b.b, out);
+  }
+  auto a = boundAtom(cond);
+  if (!a) return false;
+  out.push_back(*a);
+  return true;
+}
+
+std::optional<Padding> paddingStage(const Stmt& s, const std::vector<BufferRef>& allocs) {
+  auto nest = fullWriteNest(s);
+  if (!nest || isReduction(*nest->block)) return std::nullopt;
+  const BufferStore& st = *nest->store;
+  const Buffer& t = *st.buffer;
+  if (std::none_of(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == &t; })) return std::nullopt;
+  if (t.dtype != DataType::float32() || t.shape.size() < 2) return std::nullopt;
+  // if_then_else(cond, X[..], 0) or Select(cond, X[..], 0).
+  PrimExpr cond, inside, outside;
+  if (st.value->kind() == NodeKind::Select) {
+    auto& sel = static_cast<const Select&>(*st.value);
+    cond = sel.cond, inside = sel.trueValue, outside = sel.falseValue;
+  } else if (st.value->kind() == NodeKind::PrimCall && static_cast<const PrimCall&>(*st.value).op == "tir.if_then_else") {
+    auto& c = static_cast<const PrimCall&>(*st.value);
+    if (c.args.size() != 3) return std::nullopt;
+    cond = c.args[0], inside = c.args[1], outside = c.args[2];
+  } else {
+    return std::nullopt;
+  }
+  auto* zero = outside->kind() == NodeKind::FloatImm ? static_cast<const FloatImm*>(outside.get()) : nullptr;
+  if (!zero || zero->value != 0 || inside->kind() != NodeKind::BufferLoad) return std::nullopt;
+  auto& load = static_cast<const BufferLoad&>(*inside);
+  const Buffer& x = *load.buffer;
+  if (x.dtype != DataType::float32() || !compact(x) || x.shape.size() != t.shape.size() || load.indices.size() != st.indices.size()) return std::nullopt;
+  size_t n = t.shape.size();
+  Padding p;
+  p.padded = &t, p.input = load.buffer;
+  std::vector<int64_t> shift(n);
+  for (size_t d = 0; d < n; ++d) {
+    auto td = constDim(t.shape[d]), xd = constDim(x.shape[d]);
+    Affine index;
+    if (!td || !xd || !affineOf(load.indices[d], index) || index.terms.size() != 1 || index.terms[0].second != 1) return std::nullopt;
+    if (index.terms[0].first != static_cast<const PrimVar*>(st.indices[d].get())) return std::nullopt;
+    shift[d] = -index.constant;
+    if (d + 2 < n && (shift[d] != 0 || *td != *xd)) return std::nullopt;
+  }
+  p.paddedRows = *constDim(t.shape[n - 2]), p.paddedCols = *constDim(t.shape[n - 1]);
+  p.rows = *constDim(x.shape[n - 2]), p.cols = *constDim(x.shape[n - 1]);
+  p.top = shift[n - 2], p.left = shift[n - 1];
+  if (p.top < 0 || p.left < 0 || p.top + p.rows > p.paddedRows || p.left + p.cols > p.paddedCols) return std::nullopt;
+  // The condition must be exactly "inside X": a bound per side, present unless the loop's own range
+  // implies it.
+  std::vector<BoundAtom> atoms;
+  if (!conjuncts(cond, atoms)) return std::nullopt;
+  for (size_t d = n - 2; d < n; ++d) {
+    const PrimVar* v = static_cast<const PrimVar*>(st.indices[d].get());
+    int64_t lo = shift[d], hi = shift[d] + (d == n - 2 ? p.rows : p.cols), extent = d == n - 2 ? p.paddedRows : p.paddedCols;
+    bool hasLo = lo == 0, hasHi = hi == extent;
+    for (auto& a : atoms) {
+      if (a.var != v) continue;
+      if (a.lower && a.bound == lo) hasLo = true;
+      else if (!a.lower && a.bound == hi) hasHi = true;
+      else return std::nullopt;
+    }
+    if (!hasLo || !hasHi) return std::nullopt;
+  }
+  for (auto& a : atoms)
+    if (a.var != static_cast<const PrimVar*>(st.indices[n - 2].get()) && a.var != static_cast<const PrimVar*>(st.indices[n - 1].get())) return std::nullopt;
+  return p;
+}
+
+// The GEMM call of `s` when it is a window convolution reading `padded` as its B: one row, 2+
+// reduction dims of at most 64 taps.
+const PrimCall* windowCall(const std::optional<GemmNest>& gemm, const Buffer* padded) {
+  if (!gemm || gemm->batched == false) return nullptr;
+  auto& call = static_cast<const PrimCall&>(*gemm->call);
+  auto* b = call.args[2]->kind() == NodeKind::BufferLoad ? static_cast<const BufferLoad*>(call.args[2].get()) : nullptr;
+  if (!b || b->buffer.get() != padded) return nullptr;
+  auto nm = constDim(call.args[3]), nn = constDim(call.args[4]), nk = constDim(call.args[5]);
+  if (!nm || !nn || !nk || *nn < 1 || *nk < 2) return nullptr;
+  size_t at = 7;
+  for (int64_t d = 0; d < *nm; ++d, at += 3)
+    if (constDim(call.args[at]) != std::optional<int64_t>(1)) return nullptr;
+  at += size_t(3 * *nn);
+  int64_t taps = 1;
+  for (int64_t d = 0; d < *nk; ++d, at += 3) {
+    auto e = constDim(call.args[at]);
+    if (!e) return nullptr;
+    taps *= *e;
+  }
+  return taps <= 64 ? &call : nullptr;
+}
+
+}  // namespace
+
+PrimFuncRef fusePaddedWindows(const PrimFuncRef& func) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
+  const TirBlock* rb = rootBlock(*func);
+  if (!avx512 || !rb || rb->body->kind() != NodeKind::SeqStmt) return func;
+  std::vector<Stmt> seq = statementsOf(rb->body);
+  std::vector<BufferRef> allocs = rb->allocBuffers;
+  bool changed = false;
+  for (size_t p = 0; p + 1 < seq.size(); ++p) {
+    auto pad = paddingStage(seq[p], allocs);
+    if (!pad) continue;
+    Usage before = usageOf(seq, 0, p), after = usageOf(seq, p + 2, seq.size());
+    if (before.touches(pad->padded) || after.touches(pad->padded)) continue;
+    auto gemm = matchMatmulNest(seq[p + 1]);
+    const PrimCall* call = windowCall(gemm, pad->padded);
+    if (!call) continue;
+    Usage conv = usageOf(seq, p + 1, p + 2);
+    if (conv.loads.count(pad->padded) != 1 || conv.loads.at(pad->padded) != 1) continue;
+    std::vector<PrimExpr> args = call->args;
+    args[2] = make<BufferLoad>(DataType::float32(), pad->input, std::vector<PrimExpr>(pad->input->shape.size(), intImm(0)));
+    for (int64_t v : {pad->paddedRows, pad->paddedCols, pad->rows, pad->cols, pad->top, pad->left}) args.push_back(intImm(v));
+    seq[p] = make<Evaluate>(make<PrimCall>(DataType::int32(), "rlx.sgemm_padded", std::move(args)));
+    seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
+    allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == pad->padded; }));
+    changed = true;
+  }
+  if (!changed) return func;
+  auto blk = copyBlock(*rb);
+  blk->body = sequence(std::move(seq));
+  blk->allocBuffers = std::move(allocs);
+  return withRootBlock(*func, blk);
+}
+
+}  // namespace rlx
