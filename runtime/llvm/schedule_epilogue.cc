@@ -151,30 +151,24 @@ Stmt fuse(const GemmNest& gemm, const Stmt& next, bool& intoOut) {
 }  // namespace
 
 PrimFuncRef fuseGemmEpilogues(const PrimFuncRef& func) {
-  const TirBlock* rb = rootBlock(*func);
-  if (!rb) return func;
-  std::vector<Stmt> seq = statementsOf(rb->body);
-  std::vector<BufferRef> allocs = rb->allocBuffers;
-  bool changed = false;
-  for (size_t p = 0; p + 1 < seq.size(); ++p) {
-    auto gemm = matchMatmulNest(seq[p]);
-    if (!gemm) continue;
-    const Buffer* c = gemm->c.get();
-    auto alloc = std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& b) { return b.get() == c; });
-    bool privateC = alloc != allocs.end() && !usageOf(seq, 0, p).touches(c) && !usageOf(seq, p + 2, seq.size()).touches(c);
-    bool intoOut = privateC;
-    if (Stmt fused = fuse(*gemm, seq[p + 1], intoOut)) {
-      if (intoOut) allocs.erase(alloc);
-      seq[p] = fused;
-      seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
-      changed = true;
+  return editRootSequence(func, [](std::vector<Stmt>& seq, std::vector<BufferRef>& allocs) {
+    bool changed = false;
+    for (size_t p = 0; p + 1 < seq.size(); ++p) {
+      auto gemm = matchMatmulNest(seq[p]);
+      if (!gemm) continue;
+      const Buffer* c = gemm->c.get();
+      auto alloc = std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& b) { return b.get() == c; });
+      bool privateC = alloc != allocs.end() && !usageOf(seq, 0, p).touches(c) && !usageOf(seq, p + 2, seq.size()).touches(c);
+      bool intoOut = privateC;
+      if (Stmt fused = fuse(*gemm, seq[p + 1], intoOut)) {
+        if (intoOut) allocs.erase(alloc);
+        seq[p] = fused;
+        seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
+        changed = true;
+      }
     }
-  }
-  if (!changed) return func;
-  auto blk = copyBlock(*rb);
-  blk->body = sequence(std::move(seq));
-  blk->allocBuffers = std::move(allocs);
-  return withRootBlock(*func, blk);
+    return changed;
+  });
 }
 
 }  // namespace rlx

@@ -165,20 +165,14 @@ bool foldStage(std::vector<Stmt>& seq, size_t p, std::vector<BufferRef>& allocs)
 }  // namespace
 
 PrimFuncRef inlineElementwiseStages(const PrimFuncRef& func) {
-  const TirBlock* rb = rootBlock(*func);
-  if (!rb || rb->allocBuffers.empty() || rb->body->kind() != NodeKind::SeqStmt) return func;
-  std::vector<Stmt> seq = statementsOf(rb->body);
-  std::vector<BufferRef> allocs = rb->allocBuffers;
-  bool changed = false;
-  for (size_t p = 0; p < seq.size();) {
-    if (foldStage(seq, p, allocs)) changed = true;
-    else ++p;
-  }
-  if (!changed) return func;
-  auto blk = copyBlock(*rb);
-  blk->body = sequence(std::move(seq));
-  blk->allocBuffers = std::move(allocs);
-  return withRootBlock(*func, blk);
+  return editRootSequence(func, [](std::vector<Stmt>& seq, std::vector<BufferRef>& allocs) {
+    bool changed = false;
+    for (size_t p = 0; p < seq.size();) {
+      if (foldStage(seq, p, allocs)) changed = true;
+      else ++p;
+    }
+    return changed;
+  });
 }
 
 }  // namespace rlx

@@ -127,34 +127,29 @@ const PrimCall* windowCall(const std::optional<GemmNest>& gemm, const Buffer* pa
 
 PrimFuncRef fusePaddedWindows(const PrimFuncRef& func) {
   static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
-  const TirBlock* rb = rootBlock(*func);
-  if (!avx512 || !rb || rb->body->kind() != NodeKind::SeqStmt) return func;
-  std::vector<Stmt> seq = statementsOf(rb->body);
-  std::vector<BufferRef> allocs = rb->allocBuffers;
-  bool changed = false;
-  for (size_t p = 0; p + 1 < seq.size(); ++p) {
-    auto pad = paddingStage(seq[p], allocs);
-    if (!pad) continue;
-    Usage before = usageOf(seq, 0, p), after = usageOf(seq, p + 2, seq.size());
-    if (before.touches(pad->padded) || after.touches(pad->padded)) continue;
-    auto gemm = matchMatmulNest(seq[p + 1]);
-    const PrimCall* call = windowCall(gemm, pad->padded);
-    if (!call) continue;
-    Usage conv = usageOf(seq, p + 1, p + 2);
-    if (conv.loads.count(pad->padded) != 1 || conv.loads.at(pad->padded) != 1) continue;
-    std::vector<PrimExpr> args = call->args;
-    args[2] = make<BufferLoad>(DataType::float32(), pad->input, std::vector<PrimExpr>(pad->input->shape.size(), intImm(0)));
-    for (int64_t v : {pad->paddedRows, pad->paddedCols, pad->rows, pad->cols, pad->top, pad->left}) args.push_back(intImm(v));
-    seq[p] = make<Evaluate>(make<PrimCall>(DataType::int32(), "rlx.sgemm_padded", std::move(args)));
-    seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
-    allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == pad->padded; }));
-    changed = true;
-  }
-  if (!changed) return func;
-  auto blk = copyBlock(*rb);
-  blk->body = sequence(std::move(seq));
-  blk->allocBuffers = std::move(allocs);
-  return withRootBlock(*func, blk);
+  if (!avx512) return func;
+  return editRootSequence(func, [](std::vector<Stmt>& seq, std::vector<BufferRef>& allocs) {
+    bool changed = false;
+    for (size_t p = 0; p + 1 < seq.size(); ++p) {
+      auto pad = paddingStage(seq[p], allocs);
+      if (!pad) continue;
+      Usage before = usageOf(seq, 0, p), after = usageOf(seq, p + 2, seq.size());
+      if (before.touches(pad->padded) || after.touches(pad->padded)) continue;
+      auto gemm = matchMatmulNest(seq[p + 1]);
+      const PrimCall* call = windowCall(gemm, pad->padded);
+      if (!call) continue;
+      Usage conv = usageOf(seq, p + 1, p + 2);
+      if (conv.loads.count(pad->padded) != 1 || conv.loads.at(pad->padded) != 1) continue;
+      std::vector<PrimExpr> args = call->args;
+      args[2] = make<BufferLoad>(DataType::float32(), pad->input, std::vector<PrimExpr>(pad->input->shape.size(), intImm(0)));
+      for (int64_t v : {pad->paddedRows, pad->paddedCols, pad->rows, pad->cols, pad->top, pad->left}) args.push_back(intImm(v));
+      seq[p] = make<Evaluate>(make<PrimCall>(DataType::int32(), "rlx.sgemm_padded", std::move(args)));
+      seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
+      allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == pad->padded; }));
+      changed = true;
+    }
+    return changed;
+  });
 }
 
 }  // namespace rlx

@@ -94,4 +94,19 @@ inline PrimFuncRef withRootBlock(const PrimFunc& func, TirBlockRef block) {
   return withBody(func, copyRealize(static_cast<const BlockRealize&>(*func.body), std::move(block)));
 }
 
+// A schedule step over the root block's statements and intermediate buffers: `edit` changes them in
+// place and says whether it did; `func` itself comes back when it did not (or there is no root
+// block of several statements).
+inline PrimFuncRef editRootSequence(const PrimFuncRef& func, const std::function<bool(std::vector<Stmt>&, std::vector<BufferRef>&)>& edit) {
+  const TirBlock* rb = rootBlock(*func);
+  if (!rb || rb->body->kind() != NodeKind::SeqStmt) return func;
+  std::vector<Stmt> seq = statementsOf(rb->body);
+  std::vector<BufferRef> allocs = rb->allocBuffers;
+  if (!edit(seq, allocs)) return func;
+  auto blk = copyBlock(*rb);
+  blk->body = sequence(std::move(seq));
+  blk->allocBuffers = std::move(allocs);
+  return withRootBlock(*func, blk);
+}
+
 }  // namespace rlx
