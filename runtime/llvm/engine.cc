@@ -78,6 +78,7 @@ Host& host() {
     exportFn("rlx_sgemm", &rlx_sgemm);
     exportFn("rlx_sgemm_epilogue", &rlx_sgemm_epilogue);
     exportFn("rlx_sgemm_padded", &rlx_sgemm_padded);
+    exportFn("rlx_sgemm_padded_epilogue", &rlx_sgemm_padded_epilogue);
     exportFn("rlx_transpose32", &rlx_transpose32);
     exportFn("rlx_workspace_alloc", &rlx_workspace_alloc);
     exportFn("rlx_workspace_take", &rlx_workspace_take);

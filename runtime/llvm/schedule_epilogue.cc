@@ -106,12 +106,12 @@ struct Flattening {
   }
 };
 
-// The fused nest of `gemm` and the element-wise nest `next`, or null when they do not fuse. With
-// `intoOut` (C is an intermediate nothing else uses) the GEMM computes into the epilogue's output,
-// which then goes through the epilogue in place: no C buffer is written and read back. `intoOut` is
-// left true only when that was done.
-Stmt fuse(const GemmNest& gemm, const Stmt& next, bool& intoOut) {
-  if (gemm.batched || !compact(*gemm.c)) return nullptr;
+}  // namespace
+
+// (schedule_epilogue.h) No C buffer is written and read back when `intoOut` holds.
+
+Stmt fuseGemmEpilogue(const GemmNest& gemm, const Stmt& next, bool& intoOut) {
+  if ((gemm.batched && !gemm.batchRows) || !compact(*gemm.c)) return nullptr;
   auto epilogue = fullWriteNest(next);
   if (!epilogue || isReduction(*epilogue->block)) return nullptr;
   const BufferStore& store = *epilogue->store;
@@ -148,8 +148,6 @@ Stmt fuse(const GemmNest& gemm, const Stmt& next, bool& intoOut) {
   return outer;
 }
 
-}  // namespace
-
 PrimFuncRef fuseGemmEpilogues(const PrimFuncRef& func) {
   return editRootSequence(func, [](std::vector<Stmt>& seq, std::vector<BufferRef>& allocs) {
     bool changed = false;
@@ -160,7 +158,7 @@ PrimFuncRef fuseGemmEpilogues(const PrimFuncRef& func) {
       auto alloc = std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& b) { return b.get() == c; });
       bool privateC = alloc != allocs.end() && !usageOf(seq, 0, p).touches(c) && !usageOf(seq, p + 2, seq.size()).touches(c);
       bool intoOut = privateC;
-      if (Stmt fused = fuse(*gemm, seq[p + 1], intoOut)) {
+      if (Stmt fused = fuseGemmEpilogue(*gemm, seq[p + 1], intoOut)) {
         if (intoOut) allocs.erase(alloc);
         seq[p] = fused;
         seq.erase(seq.begin() + std::ptrdiff_t(p + 1));

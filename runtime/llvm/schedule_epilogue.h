@@ -21,4 +21,10 @@ inline constexpr const char* kGemmEpilogueAnnotation = "rlx.gemm_epilogue";
 // element) as `m * N + n`. Other operands (a bias) get their indices from m and n.
 PrimFuncRef fuseGemmEpilogues(const PrimFuncRef& func);
 
+struct GemmNest;
+// The fused nest of one GEMM and the element-wise nest `next` after it (as above), or null. With
+// `intoOut` set (C is an intermediate nothing else uses) the GEMM computes into the epilogue's
+// output, which then goes through the epilogue in place; `intoOut` stays true only when that was done.
+Stmt fuseGemmEpilogue(const GemmNest& gemm, const Stmt& next, bool& intoOut);
+
 }  // namespace rlx

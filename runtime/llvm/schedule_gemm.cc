@@ -119,6 +119,7 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   out.call = make<PrimCall>(DataType::int32(), "rlx.sgemm", std::move(args));
   out.c = update.buffer;
   for (auto* v : cVars) out.rowDims.push_back(std::find(rows.begin(), rows.end(), v) != rows.end());
+  for (auto* v : cVars) out.batchDims.push_back(std::find(batch.begin(), batch.end(), v) != batch.end());
   out.batched = !batch.empty();
   out.stmt = make<Evaluate>(out.call);
   return out;

@@ -23,7 +23,12 @@ struct GemmNest {
   PrimExpr call;       // its rlx.sgemm call
   BufferRef c;         // the output
   std::vector<bool> rowDims;  // per index of C: flattened into the GEMM's rows (i), else its columns (j)
+  std::vector<bool> batchDims;  // per index of C: a batch dim
   bool batched = false;       // the call has batch dims
+  // The batch dims stand for the rows (a depthwise convolution's channels, its GEMM having none):
+  // set by a caller that makes rowDims = batchDims for an epilogue the runtime calls per batch
+  // element (window_conv.h).
+  bool batchRows = false;
 };
 std::optional<GemmNest> matchMatmulNest(const Stmt& s);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ir/arith.h"
+#include "runtime/llvm/schedule_epilogue.h"
 #include "runtime/llvm/schedule_gemm.h"
 #include "runtime/llvm/schedule_nest.h"
 #include "runtime/llvm/tir_copy.h"
@@ -143,8 +144,18 @@ PrimFuncRef fusePaddedWindows(const PrimFuncRef& func) {
       std::vector<PrimExpr> args = call->args;
       args[2] = make<BufferLoad>(DataType::float32(), pad->input, std::vector<PrimExpr>(pad->input->shape.size(), intImm(0)));
       for (int64_t v : {pad->paddedRows, pad->paddedCols, pad->rows, pad->cols, pad->top, pad->left}) args.push_back(intImm(v));
-      seq[p] = make<Evaluate>(make<PrimCall>(DataType::int32(), "rlx.sgemm_padded", std::move(args)));
-      seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
+      PrimExpr padded = make<PrimCall>(DataType::int32(), "rlx.sgemm_padded", std::move(args));
+      // The element-wise nest after it (bias, activation) runs on each channel plane as the kernel
+      // finishes it: the channels act as the epilogue's rows (schedule_epilogue.h).
+      GemmNest window = *gemm;
+      window.call = padded, window.rowDims = window.batchDims, window.batchRows = true;
+      const Buffer* c = window.c.get();
+      auto cAlloc = std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == c; });
+      bool intoOut = cAlloc != allocs.end() && !usageOf(seq, 0, p + 1).touches(c) && !usageOf(seq, p + 3, seq.size()).touches(c);
+      Stmt fused = p + 2 < seq.size() ? fuseGemmEpilogue(window, seq[p + 2], intoOut) : Stmt();
+      if (fused && intoOut) allocs.erase(cAlloc);
+      seq[p] = fused ? fused : Stmt(make<Evaluate>(padded));
+      seq.erase(seq.begin() + std::ptrdiff_t(p + 1), seq.begin() + std::ptrdiff_t(fused ? p + 3 : p + 2));
       allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == pad->padded; }));
       changed = true;
     }

@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "runtime/llvm/scratch.h"
@@ -35,6 +36,10 @@ struct Window {
   // paddedRows x paddedCols are copied from the input's planes of rows x cols at (top, left).
   const float* input = nullptr;
   int64_t paddedRows = 0, paddedCols = 0, rows = 0, cols = 0, top = 0, left = 0;
+  // Called on each finished plane (null: none), and the first failure it reported.
+  RlxGemmEpilogue epilogue = nullptr;
+  void* ctx = nullptr;
+  mutable std::atomic<int32_t> status{0};
 };
 
 // The offsets of a row-major tuple of `count` dims whose entries in `dims` are `entries` wide
@@ -173,6 +178,14 @@ int32_t planes(void* ctx, int64_t begin, int64_t end) {
     int64_t offset = w.batchB[batch] + w.outerB[outer];
     const float* b = w.input ? paddedPlane(w, offset, padded) : w.b + offset;
     run(w, w.a + w.batchA[batch], b, w.c + w.batchC[batch] + w.outerC[outer]);
+    if (w.epilogue) {
+      int64_t plane = w.height * w.width, first = int64_t(outer) * plane;
+      if (int32_t code = w.epilogue(w.ctx, int64_t(batch), int64_t(batch) + 1, first, first + plane)) {
+        int32_t none = 0;
+        w.status.compare_exchange_strong(none, code);
+        return code;
+      }
+    }
   }
   return 0;
 }
@@ -196,14 +209,19 @@ bool windowConv(float* c, const float* a, const float* b, const int64_t* desc, i
 
 }  // namespace rlx
 
-extern "C" int32_t rlx_sgemm_padded(float* c, const float* a, const float* input, const int64_t* desc) {
+extern "C" int32_t rlx_sgemm_padded_epilogue(float* c, const float* a, const float* input, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx) {
   static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
   rlx::Window w;
   const int64_t* pad = desc + rlx::descriptorLength(desc);
   if (!avx512 || !rlx::parse(desc, w)) return -1;  // the schedule fuses only window convolutions (schedule_window.h)
-  w.c = c, w.a = a, w.input = input;
+  w.c = c, w.a = a, w.input = input, w.epilogue = epilogue, w.ctx = ctx;
   w.paddedRows = pad[0], w.paddedCols = pad[1], w.rows = pad[2], w.cols = pad[3], w.top = pad[4], w.left = pad[5];
   int64_t count = int64_t(w.batchA.size() * w.outerB.size());
   if (count == 0 || w.height <= 0 || w.width <= 0) return 0;
-  return rlx_parallel_for(rlx::planes, &w, count, w.height * w.width * int64_t(w.tapA.size()) + w.paddedRows * w.paddedCols);
+  int32_t code = rlx_parallel_for(rlx::planes, &w, count, w.height * w.width * int64_t(w.tapA.size()) + w.paddedRows * w.paddedCols);
+  return code != 0 ? code : int32_t(w.status);
+}
+
+extern "C" int32_t rlx_sgemm_padded(float* c, const float* a, const float* input, const int64_t* desc) {
+  return rlx_sgemm_padded_epilogue(c, a, input, desc, nullptr, nullptr);
 }

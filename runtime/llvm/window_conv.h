@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 
+#include "runtime/llvm/sgemm.h"
+
 namespace rlx {
 
 // When `desc` (rlx_sgemm's descriptor) has no row dims of extent above 1, two or more reduction dims of
@@ -25,4 +27,9 @@ extern "C" {
 // padded operand: at 96 x 112 x 112 as much time as the convolution). Returns -1 when the
 // descriptor is not a window convolution or the CPU lacks AVX-512 (the schedule fuses neither).
 int32_t rlx_sgemm_padded(float* c, const float* a, const float* input, const int64_t* desc);
+
+// The same, each finished plane then passed to `epilogue(ctx, i, i + 1, j0, j1)`: i the batch element
+// (channel), [j0, j1) the plane's columns of the flattened column dims (outer index x rows x cols).
+// Returns the first non-zero code an epilogue call returned.
+int32_t rlx_sgemm_padded_epilogue(float* c, const float* a, const float* input, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx);
 }

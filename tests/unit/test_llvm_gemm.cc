@@ -296,6 +296,19 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
       CHECK(agreeSums(f, argsFor(*f, 1, 9)) == "");
     }
   }
+  // With a bias and a clip after it (MobileNet's depthwise block): the element-wise nest runs on each
+  // channel plane inside the padded window call.
+  for (const char* stride : {"[1, 1]", "[2, 2]"}) {
+    auto fs = lower("x: " + T("(1, 6, 15, 13)") + ", w: " + T("(6, 1, 3, 3)") + ", b: " + T("(1, 6, 1, 1)"),
+                    std::string("            cv = R.nn.conv2d(x, w, strides=") + stride + ", padding=[1, 1, 1, 1], groups=6)\n            ad = R.add(cv, b)\n" +
+                        "            gv = R.clip(ad, R.prim_value(T.float32(0)), R.prim_value(T.float32(6)))\n");
+    INFO("strides " << stride);
+    REQUIRE(fs.size() == 1);
+    auto ir = emitLLVM(fs[0], "gemm");
+    REQUIRE(ir.ok());
+    CHECK(contains(*ir, "rlx_sgemm_padded_epilogue") == (__builtin_cpu_supports("avx512f") != 0));
+    CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, 12)) == "");
+  }
   auto fs = lower("x: " + T("(1, 5, 12, 12)"), "            gv = R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])\n");
   for (auto& f : fs) CHECK(agreeSums(f, argsFor(*f, 1, 10)) == "");
 }
