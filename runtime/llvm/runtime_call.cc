@@ -25,31 +25,21 @@ std::vector<llvm::Value*> Codegen::pointersAndDescriptor(const PrimCall& c, size
   return args;
 }
 
-// args: C[base], A[base], B[base], then the descriptor's integers (sgemm.h).
+// rlx.sgemm — args: C[base], A[base], B[base], then the descriptor's integers (sgemm.h) — or
+// rlx.sgemm_padded — B the unpadded input, the padding after the descriptor (window_conv.h); with an
+// epilogue, the runtime's *_epilogue entry with (function, context) appended.
 TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
-  if (c.op == "rlx.sgemm_padded") return paddedWindowCall(c, epilogue);
-  if (c.args.size() < 6) fail("rlx.sgemm takes at least 6 arguments, got " + std::to_string(c.args.size()));
+  bool padded = c.op == "rlx.sgemm_padded";
+  if (c.args.size() < 6) fail(c.op + " takes at least 6 arguments, got " + std::to_string(c.args.size()));
   std::vector<llvm::Value*> args = pointersAndDescriptor(c, 3);
   std::vector<llvm::Type*> types(4, b.getPtrTy());
   if (epilogue) {
     args.push_back(epilogue->function), args.push_back(epilogue->context);
     types.insert(types.end(), {b.getPtrTy(), b.getPtrTy()});
   }
+  std::string name = std::string(padded ? "rlx_sgemm_padded" : "rlx_sgemm") + (epilogue ? "_epilogue" : "");
   auto* type = llvm::FunctionType::get(b.getInt32Ty(), types, false);
-  return {b.CreateCall(mod.getOrInsertFunction(epilogue ? "rlx_sgemm_epilogue" : "rlx_sgemm", type), args), DataType::int32()};
-}
-
-// args: C[base], A[base], the unpadded input[base], then the descriptor's integers and the padding
-// (window_conv.h).
-TV Codegen::paddedWindowCall(const PrimCall& c, const Outlined* epilogue) {
-  std::vector<llvm::Value*> args = pointersAndDescriptor(c, 3);
-  std::vector<llvm::Type*> types(4, b.getPtrTy());
-  if (epilogue) {
-    args.push_back(epilogue->function), args.push_back(epilogue->context);
-    types.insert(types.end(), {b.getPtrTy(), b.getPtrTy()});
-  }
-  auto* type = llvm::FunctionType::get(b.getInt32Ty(), types, false);
-  return {b.CreateCall(mod.getOrInsertFunction(epilogue ? "rlx_sgemm_padded_epilogue" : "rlx_sgemm_padded", type), args), DataType::int32()};
+  return {b.CreateCall(mod.getOrInsertFunction(name, type), args), DataType::int32()};
 }
 
 // args: out[base], in[base], then the descriptor's integers (transpose.h).
