@@ -11,6 +11,7 @@
 #include "runtime/llvm/schedule_nest.h"
 #include "runtime/llvm/tir_copy.h"
 #include "runtime/llvm/tir_usage.h"
+#include "runtime/llvm/window_conv.h"
 
 namespace rlx {
 
@@ -127,8 +128,7 @@ const PrimCall* windowCall(const std::optional<GemmNest>& gemm, const Buffer* pa
 }  // namespace
 
 PrimFuncRef fusePaddedWindows(const PrimFuncRef& func) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
-  if (!avx512) return func;
+  if (!windowKernelAvailable()) return func;
   return editRootSequence(func, [](std::vector<Stmt>& seq, std::vector<BufferRef>& allocs) {
     bool changed = false;
     for (size_t p = 0; p + 1 < seq.size(); ++p) {

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <vector>
 
+#include "runtime/llvm/gemm_offsets.h"
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/thread_pool.h"
@@ -42,22 +43,6 @@ struct Window {
   mutable std::atomic<int32_t> status{0};
 };
 
-// The offsets of a row-major tuple of `count` dims whose entries in `dims` are `entries` wide
-// (extent, then one stride per operand): out[x] gets operand x's offsets.
-void tupleOffsets(const int64_t* dims, int64_t count, int64_t entries, std::vector<std::vector<int64_t>*> out) {
-  for (auto* o : out) o->assign(1, 0);
-  for (int64_t d = 0; d < count; ++d) {
-    const int64_t* dim = dims + d * entries;
-    for (size_t x = 0; x < out.size(); ++x) {
-      std::vector<int64_t> next;
-      next.reserve(out[x]->size() * size_t(std::max<int64_t>(dim[0], 0)));
-      for (int64_t base : *out[x])
-        for (int64_t i = 0; i < dim[0]; ++i) next.push_back(base + i * dim[1 + x]);
-      *out[x] = std::move(next);
-    }
-  }
-}
-
 bool parse(const int64_t* desc, Window& w) {
   int64_t nm = desc[0], nn = desc[1], nk = desc[2], nb = desc[3];
   const int64_t* rows = desc + 4;
@@ -82,9 +67,10 @@ bool parse(const int64_t* desc, Window& w) {
   }
   // Gathered (or scattered) columns index with 32-bit lane offsets.
   if ((w.bX != 1 && w.bX != 2 && 16 * std::abs(w.bX) >= (int64_t(1) << 31)) || (w.cX != 1 && 16 * std::abs(w.cX) >= (int64_t(1) << 31))) return false;
-  tupleOffsets(cols, outer, 3, {&w.outerB, &w.outerC});
-  tupleOffsets(red, nk, 3, {&w.tapA, &w.tapB});
-  tupleOffsets(batch, nb, 4, {&w.batchA, &w.batchB, &w.batchC});
+  Spacing unused[3];
+  offsets<2>(cols, outer, {&w.outerB, &w.outerC}, {&unused[0], &unused[1]});
+  offsets<2>(red, nk, {&w.tapA, &w.tapB}, {&unused[0], &unused[1]});
+  offsets<3>(batch, nb, {&w.batchA, &w.batchB, &w.batchC}, {&unused[0], &unused[1], &unused[2]});
   return true;
 }
 
@@ -193,33 +179,38 @@ int32_t planes(void* ctx, int64_t begin, int64_t end) {
 // The descriptor's length: nm, nn, nk, nb, then 3, 3, 3 and 4 entries per dim.
 int64_t descriptorLength(const int64_t* desc) { return 4 + 3 * (desc[0] + desc[1] + desc[2]) + 4 * desc[3]; }
 
+// Every plane of `w` (its operands and options set) on the thread pool; the first failure code.
+int32_t run(Window& w) {
+  int64_t count = int64_t(w.batchA.size() * w.outerB.size());
+  if (count == 0 || w.height <= 0 || w.width <= 0) return 0;
+  int32_t code = rlx_parallel_for(planes, &w, count, w.height * w.width * int64_t(w.tapA.size()) + w.paddedRows * w.paddedCols);
+  return code != 0 ? code : int32_t(w.status);
+}
+
 }  // namespace
 
+bool windowKernelAvailable() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
+  return yes;
+}
+
 bool windowConv(float* c, const float* a, const float* b, const int64_t* desc, int32_t& status) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
   Window w;
-  if (!avx512 || !parse(desc, w)) return false;
+  if (!windowKernelAvailable() || !parse(desc, w)) return false;
   w.c = c, w.a = a, w.b = b;
-  int64_t count = int64_t(w.batchA.size() * w.outerB.size());
-  status = 0;
-  if (count == 0 || w.height <= 0 || w.width <= 0) return true;
-  status = rlx_parallel_for(planes, &w, count, w.height * w.width * int64_t(w.tapA.size()));
+  status = run(w);
   return true;
 }
 
 }  // namespace rlx
 
 extern "C" int32_t rlx_sgemm_padded_epilogue(float* c, const float* a, const float* input, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx) {
-  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
   rlx::Window w;
+  if (!rlx::windowKernelAvailable() || !rlx::parse(desc, w)) return -1;  // the schedule fuses only window convolutions (schedule_window.h)
   const int64_t* pad = desc + rlx::descriptorLength(desc);
-  if (!avx512 || !rlx::parse(desc, w)) return -1;  // the schedule fuses only window convolutions (schedule_window.h)
   w.c = c, w.a = a, w.input = input, w.epilogue = epilogue, w.ctx = ctx;
   w.paddedRows = pad[0], w.paddedCols = pad[1], w.rows = pad[2], w.cols = pad[3], w.top = pad[4], w.left = pad[5];
-  int64_t count = int64_t(w.batchA.size() * w.outerB.size());
-  if (count == 0 || w.height <= 0 || w.width <= 0) return 0;
-  int32_t code = rlx_parallel_for(rlx::planes, &w, count, w.height * w.width * int64_t(w.tapA.size()) + w.paddedRows * w.paddedCols);
-  return code != 0 ? code : int32_t(w.status);
+  return rlx::run(w);
 }
 
 extern "C" int32_t rlx_sgemm_padded(float* c, const float* a, const float* input, const int64_t* desc) {

@@ -16,6 +16,10 @@ namespace rlx {
 // true; otherwise returns false and does nothing.
 bool windowConv(float* c, const float* a, const float* b, const int64_t* desc, int32_t& status);
 
+// Whether this CPU runs the window kernel (AVX-512 and BMI2); the schedule fuses padded windows
+// only then (schedule_window.h).
+bool windowKernelAvailable();
+
 }  // namespace rlx
 
 extern "C" {
