@@ -169,7 +169,7 @@ class CseMutator : public ExprMutator {
 }  // namespace
 
 Result<Pass> createEliminateCommonSubexprPass(PassOptions& options) {
-  bool callOnly = options.integer("call_only").value_or(0) != 0;
+  bool callOnly = options.boolean("call_only").value_or(false);
   return makeFunctionPass({"EliminateCommonSubexpr", 1, {}}, [callOnly](const Expr& func, const GlobalVarRef&, const IRModuleRef&) -> Result<Expr> {
     CseMutator m(callOnly);
     return m.mutate(func);

@@ -139,9 +139,9 @@ class EtaExpander : public ExprMutator {
 }  // namespace
 
 Result<Pass> createEtaExpandPass(PassOptions& options) {
-  if (options.integer("expand_constructor").value_or(0))
+  if (options.boolean("expand_constructor").value_or(false))
     return Error("EtaExpand: expand_constructor has no meaning in Relax (there are no ADT constructors)");
-  bool expandGlobals = options.integer("expand_global_var").value_or(0) != 0;
+  bool expandGlobals = options.boolean("expand_global_var").value_or(false);
   return makeFunctionPass({"EtaExpand", 1, {}}, [expandGlobals](const Expr& func, const GlobalVarRef&, const IRModuleRef& mod) -> Result<Expr> {
     if (!expandGlobals) return func;
     EtaExpander expander(mod);

@@ -13,13 +13,57 @@ const std::vector<PassEntry>& passRegistry() {
   static const std::vector<PassEntry> entries = [] {
     std::vector<PassEntry> v = {
 #define PASS(Name, Level, Options, Summary) {#Name, Level, Options, Summary, &create##Name##Pass},
+#define ALIAS(Name, Target, Origin)
 #include "passes/passes.def"
+#undef ALIAS
 #undef PASS
     };
+    // An alias shares its target's factory and options; its summary says where the name comes from.
+    static const std::vector<std::string> aliasSummaries = {
+#define PASS(Name, Level, Options, Summary)
+#define ALIAS(Name, Target, Origin) Origin " name of " #Target,
+#include "passes/passes.def"
+#undef ALIAS
+#undef PASS
+    };
+    const std::pair<const char*, const char*> aliases[] = {
+#define PASS(Name, Level, Options, Summary)
+#define ALIAS(Name, Target, Origin) {#Name, #Target},
+#include "passes/passes.def"
+#undef ALIAS
+#undef PASS
+    };
+    size_t primaries = v.size();
+    for (size_t a = 0; a < std::size(aliases); ++a)
+      for (size_t i = 0; i < primaries; ++i)
+        if (std::string(v[i].name) == aliases[a].second) {
+          PassEntry alias = v[i];
+          alias.name = aliases[a].first;
+          alias.summary = aliasSummaries[a].c_str();
+          alias.aliasOf = v[i].name;
+          v.push_back(alias);
+        }
     std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return std::string(a.name) < b.name; });
     return v;
   }();
   return entries;
+}
+
+Error unknownPass(const std::string& name) {
+  std::vector<std::string> names;
+  for (auto& e : passRegistry()) names.push_back(e.name);
+  std::string hint = closestName(name, names);
+  return Error("unknown pass '" + name + "'", {}, hint.empty() ? "see `rlx opt --list-passes`" : "did you mean '" + hint + "'?");
+}
+
+std::vector<std::string> passAliases(const std::string& name) {
+  const PassEntry* entry = findPass(name);
+  if (!entry) return {};
+  std::string primary = entry->aliasOf ? entry->aliasOf : entry->name;
+  std::vector<std::string> out;
+  for (auto& e : passRegistry())
+    if (e.name != name && (e.name == primary || (e.aliasOf && primary == e.aliasOf))) out.push_back(e.name);
+  return out;
 }
 
 std::vector<std::string> passOptionNames(const PassEntry& entry) {
@@ -55,42 +99,113 @@ const PassEntry* findPass(const std::string& name) {
   return nullptr;
 }
 
+const Attr* PassOptions::find(const std::string& key) {
+  for (auto& [k, v] : values)
+    if (k == key) {
+      used_.push_back(key);
+      return &v;
+    }
+  return nullptr;
+}
+
+bool PassOptions::isNone(const std::string& key) const {
+  for (auto& [k, v] : values)
+    if (k == key) return !v;
+  return false;
+}
+
+void PassOptions::wrongType(const std::string& key, const std::string& expected) { wrongTypes_.emplace_back(key, expected); }
+
 std::optional<std::vector<std::string>> PassOptions::strings(const std::string& key) {
-  for (auto& [k, v] : values) {
-    if (k != key) continue;
-    used_.push_back(key);
-    std::vector<std::string> out;
-    if (v && v->kind == AttrValue::Str) out.push_back(v->s);
-    else if (v && v->kind == AttrValue::Array)
-      for (auto& i : v->array)
-        if (i && i->kind == AttrValue::Str) out.push_back(i->s);
+  const Attr* v = find(key);
+  if (!v || !*v) return std::nullopt;
+  std::vector<std::string> out;
+  if ((*v)->kind == AttrValue::Str) return std::vector<std::string>{(*v)->s};
+  if ((*v)->kind == AttrValue::Array) {
+    for (auto& i : (*v)->array) {
+      if (!i || i->kind != AttrValue::Str) {
+        wrongType(key, "a list of strings");
+        return std::nullopt;
+      }
+      out.push_back(i->s);
+    }
     return out;
   }
+  wrongType(key, "a string or a list of strings");
   return std::nullopt;
 }
 
 std::optional<int64_t> PassOptions::integer(const std::string& key) {
-  for (auto& [k, v] : values)
-    if (k == key && v && (v->kind == AttrValue::Int || v->kind == AttrValue::Bool)) {
-      used_.push_back(key);
-      return v->kind == AttrValue::Int ? v->i : int64_t(v->b);
-    }
+  const Attr* v = find(key);
+  if (!v || !*v) return std::nullopt;
+  if ((*v)->kind == AttrValue::Int) return (*v)->i;
+  wrongType(key, "an integer");
+  return std::nullopt;
+}
+
+std::optional<bool> PassOptions::boolean(const std::string& key) {
+  const Attr* v = find(key);
+  if (!v || !*v) return std::nullopt;
+  if ((*v)->kind == AttrValue::Bool) return (*v)->b;
+  // Python accepts 0 and 1 where a bool is expected (TVM's own tests pass them).
+  if ((*v)->kind == AttrValue::Int && ((*v)->i == 0 || (*v)->i == 1)) return (*v)->i == 1;
+  wrongType(key, "a boolean (True or False)");
   return std::nullopt;
 }
 
 std::optional<std::string> PassOptions::string(const std::string& key) {
-  for (auto& [k, v] : values)
-    if (k == key && v && v->kind == AttrValue::Str) {
-      used_.push_back(key);
-      return v->s;
-    }
+  const Attr* v = find(key);
+  if (!v || !*v) return std::nullopt;
+  if ((*v)->kind == AttrValue::Str) return (*v)->s;
+  wrongType(key, "a string");
   return std::nullopt;
 }
 
+std::optional<std::vector<std::pair<std::string, Attr>>> PassOptions::dict(const std::string& key) {
+  const Attr* v = find(key);
+  if (!v || !*v) return std::nullopt;
+  if ((*v)->kind == AttrValue::Map) return (*v)->map;
+  wrongType(key, "a dict with string keys");
+  return std::nullopt;
+}
+
+std::optional<Attr> PassOptions::raw(const std::string& key) {
+  const Attr* v = find(key);
+  if (!v) return std::nullopt;
+  return *v;
+}
+
+std::string describeOptionValue(const Attr& v) {
+  if (!v) return "None";
+  switch (v->kind) {
+    case AttrValue::Bool: return v->b ? "True" : "False";
+    case AttrValue::Int: return std::to_string(v->i);
+    case AttrValue::Double: {
+      std::string s = std::to_string(v->d);
+      return s;
+    }
+    case AttrValue::Str: return "\"" + v->s + "\"";
+    case AttrValue::Array: {
+      std::string s = "[";
+      for (size_t i = 0; i < v->array.size(); ++i) s += (i ? ", " : "") + describeOptionValue(v->array[i]);
+      return s + "]";
+    }
+    case AttrValue::Map: {
+      std::string s = "{";
+      for (size_t i = 0; i < v->map.size(); ++i) s += (i ? ", \"" : "\"") + v->map[i].first + "\": " + describeOptionValue(v->map[i].second);
+      return s + "}";
+    }
+    default: return "?";
+  }
+}
+
 Status PassOptions::finish(const std::string& passName) const {
+  for (auto& [key, expected] : wrongTypes_)
+    for (auto& [k, v] : values)
+      if (k == key)
+        return Error("option '" + key + "' of " + passName + " expects " + expected + ", got " + describeOptionValue(v));
   for (auto& [k, v] : values)
-    if (std::find(used_.begin(), used_.end(), k) == used_.end())
-      return Error("pass " + passName + " has no option '" + k + "' (or its value has the wrong type)");
+    if (std::find(used_.begin(), used_.end(), k) == used_.end()) return Error("pass " + passName + " has no option '" + k + "'");
   return okStatus();
 }
 
@@ -106,6 +221,7 @@ Result<Attr> literal(const ast::Expr* e) {
     case K::NoneLit: return Attr();
     case K::UnaryOp:
       if (e->str == "-" && e->a->kind == K::Int) return AttrValue::integer(-e->a->i);
+      if (e->str == "-" && e->a->kind == K::Float) return AttrValue::real(-e->a->d);
       break;
     case K::List:
     case K::Tuple: {
@@ -116,9 +232,18 @@ Result<Attr> literal(const ast::Expr* e) {
       }
       return AttrValue::array_(std::move(items));
     }
+    case K::Dict: {
+      std::vector<std::pair<std::string, Attr>> entries;
+      for (size_t i = 0; i + 1 < e->items.size(); i += 2) {
+        if (e->items[i]->kind != K::Str) return Error("dict keys in pass options are strings");
+        RLX_TRY(a, literal(e->items[i + 1]));
+        entries.emplace_back(e->items[i]->str, a);
+      }
+      return AttrValue::map_(std::move(entries));
+    }
     default: break;
   }
-  return Error("pass options take literals: numbers, strings, booleans, None or lists of them");
+  return Error("pass options take Python literals: numbers, strings, True/False, None, lists, tuples and dicts");
 }
 
 // Splits at top-level commas (brackets and strings respected).
@@ -192,12 +317,7 @@ Result<std::vector<Pass>> parsePipeline(const std::string& text) {
       continue;
     }
     const PassEntry* entry = findPass(name);
-    if (!entry) {
-      std::vector<std::string> names;
-      for (auto& e : passRegistry()) names.push_back(e.name);
-      std::string hint = closestName(name, names);
-      return Error("unknown pass '" + name + "'", {}, hint.empty() ? "see `rlx opt --list-passes`" : "did you mean '" + hint + "'?");
-    }
+    if (!entry) return unknownPass(name);
     PassOptions options;
     if (item.find('(') != std::string::npos) {
       ast::Arena arena;

@@ -13,6 +13,7 @@
 #include "ir/structural_equal.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
+#include "passes/pass_help.h"
 #include "passes/registry.h"
 #include "printer/diff.h"
 #include "printer/printer.h"
@@ -69,7 +70,7 @@ const CommandDoc kCommands[] = {
     {":asm", ":asm [KERNEL]", "host assembly of a kernel of the lowered state"},
     {":save", ":save FILE", "write the current state (atomically)"},
     {":save-test", ":save-test FILE", "write a golden test: input @0, the pipeline applied, expected output"},
-    {":help", ":help [COMMAND]", "this help"},
+    {":help", ":help [COMMAND | PASS]", "this help; for a pass: its options, other names and a worked example with its diff"},
     {":quit", ":quit", "leave the shell"},
 };
 
@@ -224,6 +225,18 @@ void Session::setScope(const std::string& list) {
 }
 
 void Session::help(const std::string& topic) {
+  if (!topic.empty() && topic[0] != ':' && findPass(topic)) {
+    auto text = explainPass(topic, color);
+    if (text.ok()) print(text.value());
+    return;
+  }
+  bool known = topic.empty();
+  for (auto& c : kCommands) known = known || topic == c.name || ":" + topic == c.name;
+  if (!known) {
+    Error e = unknownPass(topic);
+    error(e.message + " or command (see :help and :passes)" + (e.hint.rfind("did you", 0) == 0 ? "; " + e.hint : ""));
+    return;
+  }
   for (auto& c : kCommands)
     if (topic.empty() || topic == c.name || ":" + topic == c.name) print(std::string("  ") + c.usage + std::string(std::max<int>(2, 34 - int(std::string(c.usage).size())), ' ') + c.summary + "\n");
   if (topic.empty())

@@ -12,6 +12,7 @@
 #include "ir/structural_equal.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
+#include "passes/pass_help.h"
 #include "passes/registry.h"
 #include "printer/diff.h"
 #include "printer/printer.h"
@@ -40,6 +41,7 @@ options:
   --dump-dir=DIR             write every state: DIR/000_input.relax, NNN_Pass.relax, NNN_Pass.diff, index.txt
   --scope=F[,G...]           function-level passes change only these functions
   --list-passes              list every pass with its opt_level, options and summary
+  --explain PASS             a pass's options, other names and worked example (its diff)
   --expect FILE              compare the result with FILE (structural equality, in memory):
                              prints "equal" and exits 0, else the first mismatch and exits 1
 Banners are comment lines, so the output stays parseable.
@@ -143,6 +145,16 @@ int runOpt(const std::vector<std::string>& args, bool color) {
         std::printf("%-28s O%d  %s\n", p.name, p.optLevel, p.summary);
         if (*p.options) std::printf("%-32s options: %s\n", "", p.options);
       }
+      return 0;
+    }
+    if (a == "--explain") {
+      if (i + 1 >= args.size()) return usage("--explain needs a pass name");
+      auto text = explainPass(args[i + 1], inst->color);
+      if (!text.ok()) {
+        std::fputs(renderError(text.error(), color).c_str(), stderr);
+        return 1;
+      }
+      std::fputs(text.value().c_str(), stdout);
       return 0;
     }
     if (a == "-p" || a == "--passes") {

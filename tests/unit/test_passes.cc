@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "parser/parser.h"
+#include "passes/pass_help.h"
 #include "passes/registry.h"
 #include "printer/printer.h"
 #include "printer/diff.h"
@@ -85,6 +86,41 @@ TEST_CASE("passes: option names come from passes.def; unknown options get sugges
   REQUIRE(o2.ok());
   CHECK(o2.value().size() == 7);
   CHECK(o2.value().front().info().name == "SimplifyInference");
+}
+
+TEST_CASE("passes: options are Python literals, dicts included; a wrong type names the expected one", "[passes]") {
+  auto ok = parsePipeline("DeadCodeElimination(entry_functions=(\"main\", \"f\"))");
+  REQUIRE(ok.ok());
+  auto wrong = parsePipeline("EliminateCommonSubexpr(call_only=\"yes\")");
+  REQUIRE(!wrong.ok());
+  CHECK(wrong.error().message == "option 'call_only' of EliminateCommonSubexpr expects a boolean (True or False), got \"yes\"");
+  auto list = parsePipeline("DeadCodeElimination(entry_functions=[\"main\", 3])");
+  REQUIRE(!list.ok());
+  CHECK(list.error().message == "option 'entry_functions' of DeadCodeElimination expects a list of strings, got [\"main\", 3]");
+  auto dict = parsePipeline("ConvertToDataflow(min_size={\"relax.nn.conv2d\": [\"NHWC\", \"OHWI\"], \"a\": None})");
+  REQUIRE(!dict.ok());
+  CHECK(dict.error().message == "option 'min_size' of ConvertToDataflow expects an integer, got {\"a\": None, \"relax.nn.conv2d\": [\"NHWC\", \"OHWI\"]}");
+  auto badKey = parsePipeline("ConvertToDataflow(min_size={1: 2})");
+  REQUIRE(!badKey.ok());
+  CHECK(badKey.error().message == "ConvertToDataflow(min_size=...): dict keys in pass options are strings");
+  auto negative = parsePipeline("ConvertToDataflow(min_size=-1.5)");
+  REQUIRE(!negative.ok());
+  CHECK(negative.error().message.find("expects an integer, got -1.5") != std::string::npos);
+}
+
+TEST_CASE("passes: a second registry name runs the same implementation and is explained with it", "[passes]") {
+  const PassEntry* normalize = findPass("Normalize");
+  REQUIRE(normalize);
+  CHECK(std::string(normalize->aliasOf) == "InferType");
+  CHECK(passAliases("InferType") == std::vector<std::string>{"Normalize"});
+  auto p = parsePipeline("Normalize");
+  REQUIRE(p.ok());
+  CHECK(p.value()[0].info().name == "InferType");
+  auto help = explainPass("FastMathTransform", false);
+  REQUIRE(help.ok());
+  CHECK(help.value().find("also registered as: FastMath") != std::string::npos);
+  CHECK(help.value().find("+++ after FastMath") != std::string::npos);
+  CHECK(!explainPass("FoldConstnt", false).ok());
 }
 
 TEST_CASE("passes: ToANormalForm binds nested calls a pass left behind", "[passes]") {

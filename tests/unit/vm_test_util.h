@@ -80,7 +80,7 @@ inline std::string compareValues(const Value& a, const Value& b, double tol = 1e
   for (int64_t i = 0; i < a.tensor->numel(); ++i) {
     if (a.tensor->dtype.isFloat()) {
       double x = a.tensor->getDouble(i), y = b.tensor->getDouble(i);
-      if (std::isnan(x) && std::isnan(y)) continue;
+      if ((std::isnan(x) && std::isnan(y)) || x == y) continue;  // equal infinities too
       if (!(std::fabs(x - y) <= tol * scale)) return path + "[" + std::to_string(i) + "]: " + std::to_string(x) + " vs " + std::to_string(y);
     } else if (a.tensor->getInt(i) != b.tensor->getInt(i)) {
       return path + "[" + std::to_string(i) + "]: " + std::to_string(a.tensor->getInt(i)) + " vs " + std::to_string(b.tensor->getInt(i));
