@@ -59,6 +59,7 @@ std::optional<std::vector<std::string>> PassOptions::strings(const std::string& 
   for (auto& [k, v] : values) {
     if (k != key) continue;
     used_.push_back(key);
+    if (!v) return std::nullopt;
     std::vector<std::string> out;
     if (v && v->kind == AttrValue::Str) out.push_back(v->s);
     else if (v && v->kind == AttrValue::Array)
@@ -70,6 +71,7 @@ std::optional<std::vector<std::string>> PassOptions::strings(const std::string& 
 }
 
 std::optional<int64_t> PassOptions::integer(const std::string& key) {
+  if (isNone(key)) used_.push_back(key);
   for (auto& [k, v] : values)
     if (k == key && v && (v->kind == AttrValue::Int || v->kind == AttrValue::Bool)) {
       used_.push_back(key);
@@ -79,12 +81,39 @@ std::optional<int64_t> PassOptions::integer(const std::string& key) {
 }
 
 std::optional<std::string> PassOptions::string(const std::string& key) {
+  if (isNone(key)) used_.push_back(key);
   for (auto& [k, v] : values)
     if (k == key && v && v->kind == AttrValue::Str) {
       used_.push_back(key);
       return v->s;
     }
   return std::nullopt;
+}
+
+std::optional<bool> PassOptions::boolean(const std::string& key) {
+  if (isNone(key)) used_.push_back(key);
+  for (auto& [k, v] : values)
+    if (k == key && v && v->kind == AttrValue::Bool) {
+      used_.push_back(key);
+      return v->b;
+    }
+  return std::nullopt;
+}
+
+std::optional<std::vector<std::pair<std::string, Attr>>> PassOptions::dict(const std::string& key) {
+  if (isNone(key)) used_.push_back(key);
+  for (auto& [k, v] : values)
+    if (k == key && v && v->kind == AttrValue::Map) {
+      used_.push_back(key);
+      return v->map;
+    }
+  return std::nullopt;
+}
+
+bool PassOptions::isNone(const std::string& key) const {
+  for (auto& [k, v] : values)
+    if (k == key) return !v;
+  return false;
 }
 
 Status PassOptions::finish(const std::string& passName) const {
@@ -116,9 +145,18 @@ Result<Attr> literal(const ast::Expr* e) {
       }
       return AttrValue::array_(std::move(items));
     }
+    case K::Dict: {
+      std::vector<std::pair<std::string, Attr>> entries;
+      for (size_t i = 0; i + 1 < e->items.size(); i += 2) {
+        if (e->items[i]->kind != K::Str) return Error("dict keys in pass options are strings");
+        RLX_TRY(v, literal(e->items[i + 1]));
+        entries.emplace_back(e->items[i]->str, v);
+      }
+      return AttrValue::map_(std::move(entries));
+    }
     default: break;
   }
-  return Error("pass options take literals: numbers, strings, booleans, None or lists of them");
+  return Error("pass options take literals: numbers, strings, booleans, None, lists and dicts of them");
 }
 
 // Splits at top-level commas (brackets and strings respected).

@@ -12,10 +12,15 @@ namespace rlx {
 class PassOptions {
  public:
   std::vector<std::pair<std::string, Attr>> values;
-  // Accessors mark options as used; finish() reports any the pass did not know.
+  // Accessors mark options as used (None included: it means "the default"); finish() reports any
+  // the pass did not know.
   std::optional<std::vector<std::string>> strings(const std::string& key);
   std::optional<int64_t> integer(const std::string& key);
   std::optional<std::string> string(const std::string& key);
+  std::optional<bool> boolean(const std::string& key);
+  // A dict with string keys; the pass checks the values.
+  std::optional<std::vector<std::pair<std::string, Attr>>> dict(const std::string& key);
+  bool isNone(const std::string& key) const;  // given explicitly as None
   Status finish(const std::string& passName) const;
 
  private:
