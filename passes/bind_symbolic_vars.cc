@@ -10,7 +10,9 @@
 #include <map>
 #include <set>
 
+#include "ir/block_builder.h"
 #include "passes/registry.h"
+#include "passes/signature_change.h"
 #include "passes/symbolic_vars.h"
 
 namespace rlx {
@@ -38,6 +40,18 @@ Result<Expr> bindIn(const FunctionRef& f, const std::string& fname, const Bindin
     map[it->second[0].get()] = intImm(value, it->second[0]->dtype);
   }
   Expr out = substituteSymbols(f, map);
+  // A return struct info the vars made vague (ndim only, a match_cast's var) becomes what the body
+  // now returns when that is more precise, as the parser would infer it.
+  if (auto nf = out.as<Function>(); nf && !nf.same(f)) {
+    auto seq = nf->body.as<SeqExpr>();
+    StructInfo ret = seq ? eraseToSignature(sinfoOf(seq->body), nf->params) : nf->retSInfo;
+    if (!sinfoEqual(ret, nf->retSInfo) && sinfoIsBaseOf(nf->retSInfo, ret)) {
+      auto refined = make<Function>(nf->params, nf->body, ret, nf->isPure, nf->attrs);
+      refined->sinfo = functionSInfo(*refined);
+      refined->span = nf->span;
+      out = refined;
+    }
+  }
   auto left = freeSymbols(out);
   if (!left.empty()) return Error("BindSymbolicVars: binding leaves symbolic var '" + left[0]->name + "' of function '" + fname + "' undefined");
   return out;
