@@ -57,6 +57,20 @@ BlockRef EmittingMutator::visitBlock(const BlockRef& b) {
 }
 
 Expr EmittingMutator::visitSeqExpr(const Ref<SeqExpr>& s) {
+  // A nested SeqExpr (an if branch, a local function) emits into its own blocks; what the
+  // enclosing binding queued so far waits until it is back.
+  std::vector<BindingRef> outerBefore = std::move(before_), outerAfter = std::move(after_);
+  before_.clear();
+  after_.clear();
+  bool outerDataflow = inDataflow_;
+  Expr out = visitSeqExprInner(s);
+  before_ = std::move(outerBefore);
+  after_ = std::move(outerAfter);
+  inDataflow_ = outerDataflow;
+  return out;
+}
+
+Expr EmittingMutator::visitSeqExprInner(const Ref<SeqExpr>& s) {
   std::vector<BlockRef> blocks;
   bool changed = false;
   for (auto& b : s->blocks) {

@@ -32,6 +32,7 @@ class EmittingMutator : public ExprMutator {
   Expr visitSeqExpr(const Ref<SeqExpr>& s) override;
 
  private:
+  Expr visitSeqExprInner(const Ref<SeqExpr>& s);
   bool inDataflow_ = false;
   std::vector<BindingRef> before_, after_;
 };

@@ -3,10 +3,13 @@
 // store or copy each output while the rest is still being computed, and its memory can be freed
 // early instead of living until the function returns.
 // The callback becomes a parameter right after the runtime inputs (num_input grows by one; without
-// the attr it is the last parameter); the function returns R.tuple() and is impure. A result that
+// the attr it is the last parameter); the function returns R.tuple() and is impure (without
+// "relax.force_pure"). A result that
 // is a parameter is set at the start, one bound in the body right after its binding, one written
 // inline (a constant, a prim value) at the end; a value in several outputs is set once per index.
-// A function already returning an empty tuple has no output to set and is left as it is.
+// Calls for values bound in a dataflow block follow that block (impure calls may not sit in one).
+// A function already returning an empty tuple has no output to set and is left as it is, and so
+// is one that other functions of the module call (they use its results).
 // Before: `def f(a): c = R.multiply(a, a); d = R.add(c, a); return (c, d)`
 // After:  `def f(a, fset_output): c = ...; fset_output(R.prim_value(0), c); d = ...;
 //          fset_output(R.prim_value(1), d); return R.tuple()`.
@@ -45,8 +48,10 @@ class OutputSetter : public EmittingMutator {
 }  // namespace
 
 Result<Pass> createLazySetOutputPass(PassOptions&) {
-  return makeFunctionPass({"LazySetOutput", 0, {}}, [](const Expr& func, const GlobalVarRef& gvar, const IRModuleRef&) -> Result<Expr> {
+  return makeFunctionPass({"LazySetOutput", 0, {}}, [](const Expr& func, const GlobalVarRef& gvar, const IRModuleRef& mod) -> Result<Expr> {
     auto f = func.as<Function>();
+    // A function the module itself calls keeps its signature (its callers would break).
+    if (referencedByOthers(*mod).count(gvar->name)) return func;
     auto seq = f->body.as<SeqExpr>();
     if (!isPublicFunction(*f) || !seq) return func;
     auto numInput = attrInt(f->attrs, "num_input");
@@ -75,7 +80,22 @@ Result<Pass> createLazySetOutputPass(PassOptions&) {
     // around the result.
     auto inner = setter.mutate(makeSeqExpr(seq->blocks, seq->body)).as<SeqExpr>();
     std::vector<BlockRef> blocks{make<BindingBlock>(std::move(start), false)};
-    blocks.insert(blocks.end(), inner->blocks.begin(), inner->blocks.end());
+    // An impure call may not sit in a dataflow block: the calls for a dataflow block's outputs
+    // follow the block (its outputs live on after it), in the same order.
+    for (auto& block : inner->blocks) {
+      if (!block->isDataflow()) {
+        blocks.push_back(block);
+        continue;
+      }
+      std::vector<BindingRef> kept, moved;
+      for (auto& b : block->bindings) {
+        auto call = b->value.as<Call>();
+        (call && call->op.same(setter.setter) ? moved : kept).push_back(b);
+      }
+      blocks.push_back(make<BindingBlock>(std::move(kept), true));
+      for (auto& b : moved) b = make<Binding>(make<Var>(b->var->name, b->var->sinfo), b->value);
+      blocks.push_back(make<BindingBlock>(std::move(moved), false));
+    }
     blocks.push_back(make<BindingBlock>(std::move(end), false));
     Expr result = tupleOf({});
     auto body = makeSeqExpr(blocks, result);
@@ -83,6 +103,7 @@ Result<Pass> createLazySetOutputPass(PassOptions&) {
     std::vector<VarRef> params = f->params;
     params.insert(params.begin() + (numInput ? long(*numInput) : long(params.size())), setter.setter);
     AttrsRef attrs = numInput ? withDictAttr(f->attrs, "num_input", AttrValue::integer(*numInput + 1)) : f->attrs;
+    attrs = withoutDictAttr(attrs, "relax.force_pure");  // the function is impure now
     auto nf = make<Function>(std::move(params), body, sinfoOf(result), false, attrs);
     nf->sinfo = functionSInfo(*nf);
     nf->span = f->span;

@@ -14,6 +14,8 @@
 // - A var bound to `params[i]` gets `R.vm.kill_object` after its last use.
 // The function becomes impure; "relax.force_pure" goes. fset_item=None keeps the outputs; a
 // function without inputs is left as it is (so a second run changes nothing).
+// extra_get_item_params / extra_set_item_params (lists of names; TVM takes vars) add R.Object
+// parameters, after the runtime inputs, that the callbacks receive before the index.
 // Before: `def main_transform_params(params: R.Tuple(A)): a = params[0]; b = R.add(a, a); out = (b,); return out`
 // After:  `gv = R.call_packed("get_item", R.prim_value(0)); gv1 = R.match_cast(gv, A); a = gv1;
 //          b = R.add(a, a); _ = R.vm.kill_object(a); _1 = R.call_packed("set_item", R.prim_value(0), b);
@@ -70,11 +72,15 @@ std::unordered_map<const Var*, std::vector<const Var*>> lastUses(const SeqExpr& 
 struct Options {
   std::string getItem = "get_item";
   std::optional<std::string> setItem = "set_item";
+  // Names of R.Object parameters the callbacks take before the index (a loader, a setter).
+  std::vector<std::string> extraGetParams, extraSetParams;
 };
 
 class Lazifier : public EmittingMutator {
  public:
   Lazifier(const Options& opts, const Function& f, size_t numInput) : opts_(opts) {
+    for (auto& n : opts.extraGetParams) extraGet_.push_back(make<Var>(n, objectSInfo()));
+    for (auto& n : opts.extraSetParams) extraSet_.push_back(make<Var>(n, objectSInfo()));
     std::vector<VarRef> inputs(f.params.begin() + long(numInput), f.params.end());
     if (inputs.size() == 1 && sinfoOf(inputs[0]).is<TupleSInfo>()) tupleParam_ = inputs[0].get();
     else
@@ -96,20 +102,34 @@ class Lazifier : public EmittingMutator {
     lastUses_ = lastUses(*seq, outputVar_);
   }
 
+  std::vector<VarRef> extraGet_, extraSet_;
+
   // The constants and other non-var outputs, set at the end of the function.
   std::vector<BindingRef> inlineSets() {
     std::vector<BindingRef> out;
     if (!opts_.setItem) return out;
-    for (auto& [i, value] : inlineOutputs_) out.push_back(make<Binding>(make<Var>("_", objectSInfo()), packedCall(*opts_.setItem, {indexValue(i), value})));
+    for (auto& [i, value] : inlineOutputs_) out.push_back(make<Binding>(make<Var>("_", objectSInfo()), setCall(i, value)));
     return out;
   }
 
  protected:
+  Expr getCall(int64_t i) const {
+    std::vector<Expr> args(extraGet_.begin(), extraGet_.end());
+    args.push_back(indexValue(i));
+    return packedCall(opts_.getItem, std::move(args));
+  }
+  Expr setCall(int64_t i, const Expr& value) const {
+    std::vector<Expr> args(extraSet_.begin(), extraSet_.end());
+    args.push_back(indexValue(i));
+    args.push_back(value);
+    return packedCall(*opts_.setItem, std::move(args));
+  }
+
   Expr visitVar(const Ref<Var>& v) override {
     auto it = params_.find(v.get());
     if (it == params_.end()) return ExprMutator::visitVar(v);
     // The first use loads the parameter and binds the parameter var itself to it.
-    VarRef loaded = emit(packedCall(opts_.getItem, {indexValue(it->second)}), v->name);
+    VarRef loaded = emit(getCall(it->second), v->name);
     emitBinding(make<Binding>(v, loaded, v->sinfo));
     params_.erase(it);
     return v;
@@ -118,7 +138,7 @@ class Lazifier : public EmittingMutator {
   Expr visitTupleGetItem(const Ref<TupleGetItem>& t) override {
     Expr e = ExprMutator::visitTupleGetItem(t);
     if (!tupleParam_ || t->tuple.get() != tupleParam_) return e;
-    VarRef loaded = emit(packedCall(opts_.getItem, {indexValue(t->index)}), "gv");
+    VarRef loaded = emit(getCall(t->index), "gv");
     return emit(loaded, "gv", t->sinfo);
   }
 
@@ -139,7 +159,7 @@ class Lazifier : public EmittingMutator {
     for (const Var* v : it->second) {
       Expr use = mutate(Expr(const_cast<Var*>(v)));
       if (auto out = outputs_.find(v); out != outputs_.end())
-        for (int64_t i : out->second) emitAfter(packedCall(*opts_.setItem, {indexValue(i), use}), "_");
+        for (int64_t i : out->second) emitAfter(setCall(i, use), "_");
       if (loadedParams_.count(v)) {
         Expr kill = makeCall("relax.vm.kill_object", {use});
         kill->sinfo = voidSInfo();
@@ -186,17 +206,13 @@ Result<Expr> lazify(const Options& opts, const FunctionRef& f, const std::string
   auto newBody = makeSeqExpr(blocks, result);
   newBody->span = seq->span;
   std::vector<VarRef> params(f->params.begin(), f->params.begin() + numInput);
+  params.insert(params.end(), lazifier.extraGet_.begin(), lazifier.extraGet_.end());
+  if (opts.setItem) params.insert(params.end(), lazifier.extraSet_.begin(), lazifier.extraSet_.end());
   std::vector<Ref<PrimVar>> symbols;
   for (auto& p : f->params) sinfoCollectVars(sinfoOf(p), symbols);
   if (!symbols.empty())
     for (size_t i = size_t(numInput); i < f->params.size(); ++i) symbolHolders(sinfoOf(f->params[i]), params);
-  AttrsRef attrs = f->attrs;
-  if (attrs && attrs->find("relax.force_pure")) {
-    std::vector<std::pair<std::string, Attr>> fields;
-    for (auto& [k, v] : attrs->fields)
-      if (k != "relax.force_pure") fields.push_back({k, v});
-    attrs = fields.empty() ? nullptr : makeDictAttrs(std::move(fields));
-  }
+  AttrsRef attrs = withoutDictAttr(f->attrs, "relax.force_pure");
   StructInfo ret = eraseToSignature(sinfoOf(result), params);
   auto nf = make<Function>(std::move(params), newBody, ret, false, attrs);
   nf->sinfo = functionSInfo(*nf);
@@ -210,6 +226,8 @@ Result<Pass> createLazyTransformParamsPass(PassOptions& options) {
   Options opts;
   if (options.isNone("fget_item")) return Error("LazyTransformParams: fget_item cannot be None (only setting outputs lazily is not supported)");
   opts.getItem = options.string("fget_item").value_or("get_item");
+  opts.extraGetParams = options.strings("extra_get_item_params").value_or(std::vector<std::string>{});
+  opts.extraSetParams = options.strings("extra_set_item_params").value_or(std::vector<std::string>{});
   bool noSetItem = options.isNone("fset_item");
   opts.setItem = options.string("fset_item").value_or("set_item");
   if (noSetItem) opts.setItem.reset();

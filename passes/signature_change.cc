@@ -2,6 +2,7 @@
 // over every Relax function that replaces the calls of the changed functions.
 #include "passes/signature_change.h"
 
+#include "ir/expr_walk.h"
 #include "passes/binding_rewriter.h"
 #include "passes/registry.h"
 
@@ -65,6 +66,24 @@ IRModuleRef applyCalleeChanges(const IRModuleRef& mod, const std::map<std::strin
     out = withFunction(out, e.gvar, f);
     if (changedCallers) changedCallers->insert(e.gvar->name);
   }
+  return out;
+}
+
+AttrsRef withoutDictAttr(const AttrsRef& attrs, const std::string& key) {
+  if (!attrs || !attrs->find(key)) return attrs;
+  std::vector<std::pair<std::string, Attr>> fields;
+  for (auto& [k, v] : attrs->fields)
+    if (k != key) fields.push_back({k, v});
+  return fields.empty() ? nullptr : makeDictAttrs(std::move(fields));
+}
+
+std::set<std::string> referencedByOthers(const IRModule& mod) {
+  std::set<std::string> out;
+  for (auto& e : mod.functions)
+    if (e.func->kind() == NodeKind::Function)
+      walkExpr(e.func, [&](const Expr& x) {
+        if (auto g = x.as<GlobalVar>(); g && g->name != e.gvar->name) out.insert(g->name);
+      });
   return out;
 }
 

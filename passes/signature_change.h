@@ -32,6 +32,13 @@ struct CalleeChange {
 // `changedCallers` receives the functions whose bodies changed.
 IRModuleRef applyCalleeChanges(const IRModuleRef& mod, const std::map<std::string, CalleeChange>& changes, std::set<std::string>* changedCallers = nullptr);
 
+// The functions some other function of the module refers to (calls, passes as a value): their
+// signature cannot change without their callers.
+std::set<std::string> referencedByOthers(const IRModule& mod);
+
+// `attrs` without `key` (null when nothing is left).
+AttrsRef withoutDictAttr(const AttrsRef& attrs, const std::string& key);
+
 // CanonicalizeBindings then DeadCodeElimination keeping the public functions: the clean-up TVM runs
 // after a signature change, which leaves aliases and tuple accesses of known tuples behind.
 Result<IRModuleRef> canonicalizeAndEliminate(const IRModuleRef& mod);
