@@ -4,10 +4,11 @@
 // exported for one batch size to another without re-importing it.
 // Options: params={"x": 0, ...} maps a parameter name to the axis holding its batch (Relay's map of
 // vars to axes; 0 for the usual leading batch dim); batch_size (default 1). Every Relax function
-// with a parameter of that name changes; a name no function has, an axis outside the tensor's
-// known shape or a parameter that is not such a tensor is an error. Bindings whose struct info was
-// annotated by hand follow the inferred one; an op the new shape does not fit keeps its old struct
-// info (run `rlx check` after).
+// with a parameter of that name changes. A symbolic batch dim (`"n"`) is bound to batch_size
+// throughout the function, as BindSymbolicVars would; a dim that is an expression (`n * 2`), a
+// name no function has, an axis outside the tensor's known shape or a parameter that is not such
+// a tensor is an error. Bindings whose struct info was annotated by hand follow the inferred one;
+// an op the new shape does not fit keeps its old struct info (run `rlx check` after).
 // Before: `def main(x: R.Tensor((4, 3))): y = R.add(x, x)`   with params={"x": 0}, batch_size=1
 // After:  `def main(x: R.Tensor((1, 3))): y: R.Tensor((1, 3)) = R.add(x, x)`.
 #include <map>
@@ -18,6 +19,7 @@
 #include "ir/struct_info.h"
 #include "passes/registry.h"
 #include "passes/signature_change.h"
+#include "passes/symbolic_vars.h"
 
 namespace rlx {
 
@@ -39,6 +41,7 @@ Result<Pass> createChangeBatchPass(PassOptions& options) {
       if (!f) continue;
       std::vector<VarRef> params;
       std::unordered_map<const Var*, Expr> subst;
+      PrimVarMap symbols;
       for (auto& p : f->params) {
         auto it = axes.find(p->name);
         if (it == axes.end()) {
@@ -51,11 +54,19 @@ Result<Pass> createChangeBatchPass(PassOptions& options) {
         if (!dims) return Error("ChangeBatch: parameter '" + p->name + "' of '" + e.gvar->name + "' is not a tensor of known shape");
         if (it->second < 0 || size_t(it->second) >= dims->size())
           return Error("ChangeBatch: axis " + std::to_string(it->second) + " is outside parameter '" + p->name + "' of rank " + std::to_string(dims->size()));
-        auto* old = asIntImm((*dims)[size_t(it->second)]);
+        const PrimExpr& dim = (*dims)[size_t(it->second)];
+        auto* old = asIntImm(dim);
         if (old && old->value == batch) {
           params.push_back(p);
           continue;
         }
+        if (auto var = dim.as<PrimVar>()) {
+          // A symbolic batch: the var is the batch size everywhere in the function.
+          symbols[var.get()] = intImm(batch, var->dtype);
+          params.push_back(p);
+          continue;
+        }
+        if (!old) return Error("ChangeBatch: dim " + std::to_string(it->second) + " of parameter '" + p->name + "' is an expression, neither a constant nor a symbolic var");
         std::vector<PrimExpr> newDims = *dims;
         newDims[size_t(it->second)] = intImm(batch, (*dims)[size_t(it->second)]->dtype);
         auto np = make<Var>(p->name, tensorSInfo(std::move(newDims), t->dtype, t->vdevice));
@@ -63,9 +74,10 @@ Result<Pass> createChangeBatchPass(PassOptions& options) {
         params.push_back(np);
         subst[p.get()] = np;
       }
-      if (subst.empty()) continue;
+      if (subst.empty() && symbols.empty()) continue;
       Expr body = substituteVars(f->body, subst);
-      out = withFunction(out, e.gvar, rebuildFunction(*f, std::move(params), body, f->retSInfo));
+      Expr nf = substituteSymbols(rebuildFunction(*f, std::move(params), body, f->retSInfo), symbols);
+      out = withFunction(out, e.gvar, nf);
       changed.push_back(e.gvar->name);
     }
     for (auto& [name, axis] : axes)
