@@ -20,6 +20,7 @@
 #include "ir/op.h"
 #include "ir/struct_info.h"
 #include "passes/call_graph.h"
+#include "passes/emitting_mutator.h"
 #include "passes/inline.h"
 #include "passes/registry.h"
 
@@ -159,17 +160,6 @@ class Inliner : public ExprMutator {
   }
 
  private:
-  // Appends `b`, merging it into the last block when both are of the same kind.
-  static void appendBlock(std::vector<BlockRef>& blocks, const BlockRef& b) {
-    if (!blocks.empty() && blocks.back()->isDataflow() == b->isDataflow()) {
-      auto bindings = blocks.back()->bindings;
-      bindings.insert(bindings.end(), b->bindings.begin(), b->bindings.end());
-      blocks.back() = make<BindingBlock>(std::move(bindings), b->isDataflow());
-    } else {
-      blocks.push_back(b);
-    }
-  }
-
   bool tryInline(const BindingRef& b, bool inDataflow, std::vector<BlockRef>& spliced, Expr& result) {
     if (b->isMatchCast()) return false;
     auto call = b->value.as<Call>();
