@@ -20,6 +20,8 @@
 #include "ir/op.h"
 #include "ir/struct_info.h"
 #include "passes/call_graph.h"
+#include "passes/emitting_mutator.h"
+#include "passes/inline.h"
 #include "passes/registry.h"
 
 namespace rlx {
@@ -158,17 +160,6 @@ class Inliner : public ExprMutator {
   }
 
  private:
-  // Appends `b`, merging it into the last block when both are of the same kind.
-  static void appendBlock(std::vector<BlockRef>& blocks, const BlockRef& b) {
-    if (!blocks.empty() && blocks.back()->isDataflow() == b->isDataflow()) {
-      auto bindings = blocks.back()->bindings;
-      bindings.insert(bindings.end(), b->bindings.begin(), b->bindings.end());
-      blocks.back() = make<BindingBlock>(std::move(bindings), b->isDataflow());
-    } else {
-      blocks.push_back(b);
-    }
-  }
-
   bool tryInline(const BindingRef& b, bool inDataflow, std::vector<BlockRef>& spliced, Expr& result) {
     if (b->isMatchCast()) return false;
     auto call = b->value.as<Call>();
@@ -201,22 +192,6 @@ class Inliner : public ExprMutator {
   std::string self_;
 };
 
-// Whether function `name` reaches itself through references (direct or mutual recursion).
-bool callsItself(const IRModuleRef& mod, const std::string& name) {
-  std::set<std::string> seen;
-  std::vector<std::string> work;
-  for (auto& [callee, n] : references(mod->lookup(name))) work.push_back(callee);
-  while (!work.empty()) {
-    std::string f = work.back();
-    work.pop_back();
-    if (f == name) return true;
-    if (!seen.insert(f).second) continue;
-    if (Expr body = mod->lookup(f))
-      for (auto& [callee, n] : references(body)) work.push_back(callee);
-  }
-  return false;
-}
-
 // Functions to inline this round: "inline"-marked ones, and private ones with one call site;
 // never a function that (transitively) calls itself.
 std::set<std::string> inlineCandidates(const IRModuleRef& mod) {
@@ -236,23 +211,43 @@ std::set<std::string> inlineCandidates(const IRModuleRef& mod) {
 
 }  // namespace
 
+bool callsItself(const IRModuleRef& mod, const std::string& name) {
+  std::set<std::string> seen;
+  std::vector<std::string> work;
+  for (auto& [callee, n] : references(mod->lookup(name))) work.push_back(callee);
+  while (!work.empty()) {
+    std::string f = work.back();
+    work.pop_back();
+    if (f == name) return true;
+    if (!seen.insert(f).second) continue;
+    if (Expr body = mod->lookup(f))
+      for (auto& [callee, n] : references(body)) work.push_back(callee);
+  }
+  return false;
+}
+
+IRModuleRef inlineCallsOnce(const IRModuleRef& mod, const std::set<std::string>& callees, std::set<std::string>& changed) {
+  IRModuleRef out = mod;
+  for (auto& e : mod->functions) {
+    if (e.func->kind() != NodeKind::Function) continue;
+    Inliner inliner(out, callees, e.gvar->name);
+    Expr f = inliner.mutate(e.func);
+    if (!inliner.changed) continue;
+    out = withFunction(out, e.gvar, f);
+    changed.insert(e.gvar->name);
+  }
+  return out;
+}
+
 Result<Pass> createInlinePass(PassOptions&) {
   return Pass({"Inline", 1, {}}, [](const IRModuleRef& mod, const PassContext&) -> Result<IRModuleRef> {
     IRModuleRef out = mod;
     std::set<std::string> inlinedAway;
     for (int round = 0; round < 16; ++round) {
       std::set<std::string> callees = inlineCandidates(out);
-      bool changed = false;
-      const IRModuleRef before = out;  // iterated while `out` is replaced (which may free the old module)
-      for (auto& e : before->functions) {
-        if (e.func->kind() != NodeKind::Function) continue;
-        Inliner inliner(out, callees, e.gvar->name);
-        Expr f = inliner.mutate(e.func);
-        if (!inliner.changed) continue;
-        out = withFunction(out, e.gvar, f);
-        changed = true;
-      }
-      if (!changed) break;
+      std::set<std::string> changed;
+      out = inlineCallsOnce(out, callees, changed);
+      if (changed.empty()) break;
       inlinedAway.insert(callees.begin(), callees.end());
     }
     // Private functions that were inlined and have no callers left go.

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ir/structural_equal.h"
 #include "ir/verifier.h"
 #include "parser/parser.h"
 #include "passes/registry.h"
@@ -88,6 +89,14 @@ Result<Value> compute(const IRModuleRef& mod, const std::string& name, const std
   return result;
 }
 
+// Whether `after` takes the same parameters and returns the same kind of value as `before`.
+bool sameSignature(const Ref<Function>& before, const Ref<Function>& after) {
+  if (!after || after->params.size() != before->params.size()) return false;
+  for (size_t i = 0; i < before->params.size(); ++i)
+    if (!structuralEqual(sinfoOf(before->params[i]), sinfoOf(after->params[i]), true)) return false;
+  return bool(structuralEqual(before->retSInfo, after->retSInfo, true));
+}
+
 // Every symbolic dimension of the module's functions is 4 in the random inputs.
 std::map<std::string, int64_t> symbolsOf(const Function& f) {
   std::map<std::string, int64_t> syms;
@@ -147,6 +156,9 @@ TEST_CASE("passes: every pass keeps what every corpus module computes", "[passes
       auto out = runSequential(passes.value(), mod, ctx);
       REQUIRE(out.ok());
       if (out.value().same(mod)) continue;
+      // Passes that change main's calling convention (BundleModelParams, LazyGetInput,
+      // RemoveUnusedParameters, ...) are checked by their golden tests instead.
+      if (!sameSignature(mainFn, out.value()->lookup("main").as<Function>())) continue;
       auto got = compute(out.value(), "main", inputs);
       INFO((got.ok() ? "" : got.error().message));
       REQUIRE(got.ok());
