@@ -87,6 +87,15 @@ std::optional<std::string> PassOptions::string(const std::string& key) {
   return std::nullopt;
 }
 
+bool PassOptions::none(const std::string& key) {
+  for (auto& [k, v] : values)
+    if (k == key && !v) {
+      used_.push_back(key);
+      return true;
+    }
+  return false;
+}
+
 Status PassOptions::finish(const std::string& passName) const {
   for (auto& [k, v] : values)
     if (std::find(used_.begin(), used_.end(), k) == used_.end())

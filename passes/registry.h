@@ -16,6 +16,8 @@ class PassOptions {
   std::optional<std::vector<std::string>> strings(const std::string& key);
   std::optional<int64_t> integer(const std::string& key);
   std::optional<std::string> string(const std::string& key);
+  // Whether `key` was given as None (an optional option set to its "absent" value).
+  bool none(const std::string& key);
   Status finish(const std::string& passName) const;
 
  private:
