@@ -235,11 +235,13 @@ class MixedPrecisionRewriter {
     auto nseq = make<SeqExpr>(std::move(blocks), body);
     nseq->sinfo = sinfoOf(body);
     nseq->span = seq->span;
-    auto nf = make<Function>(params, nseq, f->retSInfo, f->isPure, f->attrs);
+    // The rebuilt function returns what its body now gives (TVM re-derives it from the body).
+    StructInfo ret = eraseToSignature(sinfoOf(body), params);
+    auto nf = make<Function>(params, nseq, ret, f->isPure, f->attrs);
     nf->span = f->span;
     std::vector<StructInfo> ps;
     for (auto& p : params) ps.push_back(p->sinfo);
-    nf->sinfo = make<FuncSInfo>(ps, f->retSInfo, f->isPure);
+    nf->sinfo = make<FuncSInfo>(ps, ret, f->isPure);
     return Expr(nf);
   }
 
@@ -253,11 +255,29 @@ class MixedPrecisionRewriter {
   // Vars replaced by their current versions, without casts (TVM's VarReplacer).
 
  private:
+  // Rebuilt tuples carry no struct info, so that normalizing infers their new dtypes.
   Expr remapped(const Expr& e) const {
-    std::unordered_map<const Var*, Expr> m(remap_.begin(), remap_.end());
-    return m.empty() ? e : substituteVars(e, m);
+    if (auto v = e.as<Var>()) {
+      Expr cur = current(v.get());
+      return cur ? cur : e;
+    }
+    if (auto t = e.as<Tuple>()) {
+      std::vector<Expr> fields;
+      bool changed = false;
+      for (auto& f : t->fields) {
+        fields.push_back(remapped(f));
+        changed |= !fields.back().same(f);
+      }
+      return changed ? Expr(make<Tuple>(std::move(fields))) : e;
+    }
+    if (auto g = e.as<TupleGetItem>()) {
+      Expr tuple = remapped(g->tuple);
+      return tuple.same(g->tuple) ? e : Expr(make<TupleGetItem>(tuple, g->index));
+    }
+    return e;
   }
-  Expr substitute(const Expr& e) const { return remapped(e); }
+  // Outside dataflow blocks uses are only renamed (TVM's plain var remapping).
+  Expr substitute(const Expr& e) const { return remap_.empty() ? e : substituteVars(e, remap_); }
   BlockRef substituteBlock(const BlockRef& b) const {
     struct S : ExprMutator {
       explicit S(const std::unordered_map<const Var*, Expr>& m) { varMap = m; }
