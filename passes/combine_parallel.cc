@@ -75,11 +75,13 @@ class BlockCombiner : public ExprMutator {
       auto item = make<TupleGetItem>(tuples[c], int(field));
       auto normalized = bb.normalize(item);
       if (!normalized.ok()) return nullptr;
-      BindingRef nb = rebind(b, normalized.value(), sinfoOf(normalized.value()), b->var->isDataflow());
+      // The var keeps its struct info: the field has the branch's shape by construction, and a
+      // split of a symbolic extent infers min/max forms later ops could not match again.
+      auto nb = make<Binding>(b->var, normalized.value());
+      nb->span = b->span;
       bb.addBinding(nb);
     }
-    // An output var that had to change (its struct info did) is renamed in the bindings after it.
-    return ExprMutator::visitBlock(bb.endBlock());
+    return bb.endBlock();
   }
 
   const CombinationPlanner& plan_;
