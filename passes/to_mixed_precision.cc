@@ -19,9 +19,11 @@
 //          gv = R.nn.conv2d(lv, lv1, out_dtype="float32")`.
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/block_builder.h"
 #include "ir/expr_mutator.h"
+#include "ir/expr_walk.h"
 #include "ir/ops/infer_util.h"
 #include "ir/struct_info.h"
 #include "ir/structural_equal.h"
@@ -222,6 +224,7 @@ class MixedPrecisionRewriter {
     params_ = f->params;
     auto seq = f->body.as<SeqExpr>();
     if (!seq) return Expr(f);
+    findCastToF16Only(*seq);
     std::vector<BlockRef> blocks;
     bool changed = !remap_.empty();
     for (auto& b : seq->blocks) {
@@ -435,7 +438,7 @@ class MixedPrecisionRewriter {
         RLX_TRY(n, bb_.normalize(call));
         value = n;
         if (!dataflowVar) value = cast(value, ntypeOf(b->var->sinfo));
-        else if (p == Policy::Always) value = cast(value, ntypeOf(sinfoOf(value), kF16));
+        else if (p == Policy::Always && !castToF16Only_.count(b->var.get())) value = cast(value, ntypeOf(sinfoOf(value), kF16));
       }
     } else if (!b->isMatchCast() && (b->value.is<Tuple>() || b->value.is<TupleGetItem>())) {
       RLX_TRY(n, bb_.normalize(remapped(b->value)));
@@ -482,6 +485,21 @@ class MixedPrecisionRewriter {
     return okStatus();
   }
 
+  // Vars whose every use is `R.astype(v, "float16")`: a module this pass already rewrote stores
+  // the results of "always" ops that way, so storing them in float16 again would only stack
+  // casts (the rewrite is then idempotent; for new input it changes nothing).
+  void findCastToF16Only(const SeqExpr& seq) {
+    std::unordered_map<const Var*, int> uses, castUses;
+    walkExpr(Expr(make<SeqExpr>(seq.blocks, seq.body)), [&](const Expr& e) {
+      if (auto v = e.as<Var>()) ++uses[v.get()];
+      if (auto c = e.as<Call>(); c && c->opName() == "relax.astype" && c->args.size() == 1 && ops::attrDType(*c, "dtype") == kF16)
+        if (auto v = c->args[0].as<Var>()) ++castUses[v.get()];
+    });
+    for (auto& [v, n] : castUses)
+      if (uses[v] == n) castToF16Only_.insert(v);
+  }
+
+  std::unordered_set<const Var*> castToF16Only_;
   const VarTypes& types_;
   DataType outDtype_;
   const std::set<std::string>& fp16Inputs_;
@@ -497,6 +515,13 @@ Result<Pass> createToMixedPrecisionPass(PassOptions& options) {
   auto out = DataType::parse(outName);
   if (!out || !out->isFloat()) return Error("ToMixedPrecision: out_dtype must be a float dtype (\"float32\" or \"float16\"), got \"" + outName + "\"");
   std::set<std::string> fp16Inputs;
+  for (auto& [k, v] : options.values) {
+    bool strings = v && v->kind == AttrValue::Array;
+    if (strings)
+      for (auto& item : v->array) strings &= item && item->kind == AttrValue::Str;
+    if (k == "fp16_input_names" && v && !strings)
+      return Error("ToMixedPrecision: fp16_input_names must be a list of parameter names, e.g. [\"w\", \"bias\"]");
+  }
   if (!options.none("fp16_input_names"))
     if (auto names = options.strings("fp16_input_names")) fp16Inputs.insert(names->begin(), names->end());
   DataType outDtype = *out;
