@@ -2,6 +2,8 @@
 // rebinds the original var (a fresh var when the struct info changed) to the normalized value.
 #include "passes/binding_rewriter.h"
 
+#include "passes/remove_all_unused.h"
+
 namespace rlx {
 
 BlockRef BindingRewriter::visitBlock(const BlockRef& b) {
@@ -23,16 +25,45 @@ BlockRef BindingRewriter::visitBlock(const BlockRef& b) {
     if (!normalized.ok() || bindFailed_) {  // no rewrite, or one the op rules reject: keep the binding
       changed |= !nb.same(x);
       out.push_back(nb);
+      if (!nb->isMatchCast()) bound_[nb->var.get()] = nb->value;
       continue;
     }
-    if (emitted) out.insert(out.end(), emitted->bindings.begin(), emitted->bindings.end());
+    if (emitted)
+      for (auto& eb : emitted->bindings) {
+        out.push_back(eb);
+        if (!eb->isMatchCast()) bound_[eb->var.get()] = eb->value;
+      }
     out.push_back(rebind(nb, normalized.value(), sinfoOf(normalized.value()), nb->var->isDataflow()));
+    bound_[out.back()->var.get()] = out.back()->value;
     changed = true;
   }
   inDataflow_ = saved;
   if (!changed) return b;
   if (out.empty()) return nullptr;
   return make<BindingBlock>(std::move(out), b->isDataflow());
+}
+
+Expr BindingRewriter::boundValue(const Expr& e) const {
+  auto v = e.as<Var>();
+  if (!v) return e;
+  auto it = bound_.find(v.get());
+  return it == bound_.end() ? e : it->second;
+}
+
+Pass makeRewriteCallPass(PassInfo info, std::function<std::unique_ptr<BindingRewriter>(const Ref<Function>&)> make) {
+  return makeFunctionPass(std::move(info), [make](const Expr& func, const GlobalVarRef&, const IRModuleRef&) -> Result<Expr> {
+    Expr cur = func;
+    // Each round only rewrites what the previous one produced; the bound keeps a rewrite that
+    // undoes another from looping forever.
+    for (int round = 0; round < 16; ++round) {
+      auto f = cur.as<Function>();
+      if (!f) break;
+      Expr next = make(f)->mutate(cur);
+      if (next.same(cur)) break;
+      cur = next;
+    }
+    return removeAllUnused(cur);
+  });
 }
 
 Expr BindingRewriter::bind(const Expr& e) {

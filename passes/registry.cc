@@ -108,10 +108,9 @@ const Attr* PassOptions::find(const std::string& key) {
   return nullptr;
 }
 
-bool PassOptions::isNone(const std::string& key) const {
-  for (auto& [k, v] : values)
-    if (k == key) return !v;
-  return false;
+bool PassOptions::isNone(const std::string& key) {
+  const Attr* v = find(key);
+  return v && !*v;
 }
 
 void PassOptions::wrongType(const std::string& key, const std::string& expected) { wrongTypes_.emplace_back(key, expected); }

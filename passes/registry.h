@@ -24,7 +24,7 @@ class PassOptions {
   // The raw value of an option whose type the pass checks itself (bool-or-list and such); a
   // pass that rejects it calls wrongType().
   std::optional<Attr> raw(const std::string& key);
-  bool isNone(const std::string& key) const;  // given explicitly as None
+  bool isNone(const std::string& key);  // given explicitly as None (marks the option as known)
   void wrongType(const std::string& key, const std::string& expected);
   Status finish(const std::string& passName) const;
 

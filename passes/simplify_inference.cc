@@ -11,6 +11,8 @@
 // After:  `lv = R.expand_dims(m, axis=[0, 2, 3]); lv1 = R.subtract(x, lv); ... ; lv9 = (lv8, m, v)`
 #include <algorithm>
 
+#include "passes/simplify_inference.h"
+
 #include "ir/ops/infer_util.h"
 #include "passes/binding_rewriter.h"
 #include "passes/op_builder.h"
@@ -23,12 +25,13 @@ namespace {
 using namespace build;
 
 // `t` (whose dims lie along `axes` of an ndim-D tensor) reshaped to broadcast against it: the
-// other dims become size 1 (TVM's ExpandToMatchInput). Trailing axes need nothing.
-Expr expandToMatch(const Expr& t, int ndim, std::vector<int> axes) {
+// other dims become size 1 (TVM's ExpandToMatchInput). Trailing axes need nothing unless `expand`
+// says Always.
+Expr expandToMatch(const Expr& t, int ndim, std::vector<int> axes, ChannelExpand mode = ChannelExpand::WhenNeeded) {
   std::sort(axes.begin(), axes.end());
   bool trailing = true;
   for (size_t k = 0; k < axes.size(); ++k) trailing &= axes[k] == ndim - int(axes.size()) + int(k);
-  if (trailing) return t;
+  if (trailing && mode == ChannelExpand::WhenNeeded) return t;
   std::vector<int64_t> expand;
   for (int d = 0; d < ndim; ++d)
     if (!std::binary_search(axes.begin(), axes.end(), d)) expand.push_back(d);
@@ -41,6 +44,35 @@ std::vector<int> normalizedAxes(std::vector<int64_t> axes, int ndim) {
   return out;
 }
 
+Expr normalizeStats(const Call& c, Expr centered, Expr var, int ndim, DataType dtype, const std::vector<int>& axes, ChannelExpand expand) {
+  Expr eps = scalar(ops::attrReal(c, "epsilon", 1e-5), dtype);
+  Expr out = call("divide", {e(centered), e(call("sqrt", {e(call("add", {e(var), e(eps)}))}))});
+  if (ops::attrBool(c, "scale", true)) out = call("multiply", {e(out), e(expandToMatch(c.args[1], ndim, axes, expand))});
+  if (ops::attrBool(c, "center", true)) out = call("add", {e(out), e(expandToMatch(c.args[2], ndim, axes, expand))});
+  return out;
+}
+
+}  // namespace
+
+Expr decomposeBatchNorm(const Call& c, int ndim, DataType dtype, ChannelExpand expand) {
+  std::vector<int> axis = normalizedAxes({ops::attrInt(c, "axis", 1)}, ndim);
+  Expr mean = expandToMatch(c.args[3], ndim, axis, expand);
+  Expr var = expandToMatch(c.args[4], ndim, axis, expand);
+  Expr centered = call("subtract", {e(c.args[0]), e(mean)});
+  return make<Tuple>(std::vector<Expr>{normalizeStats(c, centered, var, ndim, dtype, axis, expand), c.args[3], c.args[4]});
+}
+
+Expr decomposeLayerNorm(const Call& c, int ndim, DataType dtype) {
+  std::vector<int64_t> raw = ops::attrInts(c, "axes");
+  std::vector<int> axes = normalizedAxes(raw, ndim);
+  Expr mean = call("mean", {e(c.args[0])}, {{"axis", ints(raw)}, {"keepdims", b(true)}});
+  Expr var = call("variance", {e(c.args[0])}, {{"axis", ints(raw)}, {"keepdims", b(true)}});
+  Expr centered = call("subtract", {e(c.args[0]), e(mean)});
+  return normalizeStats(c, centered, var, ndim, dtype, axes, ChannelExpand::WhenNeeded);
+}
+
+namespace {
+
 class InferenceSimplifier : public BindingRewriter {
  protected:
   Expr rewriteValue(const BindingRef&, const Expr& value) override {
@@ -51,34 +83,8 @@ class InferenceSimplifier : public BindingRewriter {
     if (op != "relax.nn.batch_norm" && op != "relax.nn.layer_norm") return nullptr;
     auto x = sinfoOf(c->args[0]).as<TensorSInfo>();
     if (!x || x->ndim < 0 || x->dtype.isVoid()) return nullptr;
-    if (op == "relax.nn.batch_norm") return batchNorm(*c, x->ndim, x->dtype);
-    return layerNorm(*c, x->ndim, x->dtype);
-  }
-
- private:
-  static Expr normalize(const Call& c, Expr centered, Expr var, int ndim, DataType dtype, const std::vector<int>& axes) {
-    Expr eps = scalar(ops::attrReal(c, "epsilon", 1e-5), dtype);
-    Expr out = call("divide", {e(centered), e(call("sqrt", {e(call("add", {e(var), e(eps)}))}))});
-    if (ops::attrBool(c, "scale", true)) out = call("multiply", {e(out), e(expandToMatch(c.args[1], ndim, axes))});
-    if (ops::attrBool(c, "center", true)) out = call("add", {e(out), e(expandToMatch(c.args[2], ndim, axes))});
-    return out;
-  }
-
-  static Expr batchNorm(const Call& c, int ndim, DataType dtype) {
-    std::vector<int> axis = normalizedAxes({ops::attrInt(c, "axis", 1)}, ndim);
-    Expr mean = expandToMatch(c.args[3], ndim, axis);
-    Expr var = expandToMatch(c.args[4], ndim, axis);
-    Expr centered = call("subtract", {e(c.args[0]), e(mean)});
-    return make<Tuple>(std::vector<Expr>{normalize(c, centered, var, ndim, dtype, axis), c.args[3], c.args[4]});
-  }
-
-  static Expr layerNorm(const Call& c, int ndim, DataType dtype) {
-    std::vector<int64_t> raw = ops::attrInts(c, "axes");
-    std::vector<int> axes = normalizedAxes(raw, ndim);
-    Expr mean = call("mean", {e(c.args[0])}, {{"axis", ints(raw)}, {"keepdims", b(true)}});
-    Expr var = call("variance", {e(c.args[0])}, {{"axis", ints(raw)}, {"keepdims", b(true)}});
-    Expr centered = call("subtract", {e(c.args[0]), e(mean)});
-    return normalize(c, centered, var, ndim, dtype, axes);
+    if (op == "relax.nn.batch_norm") return decomposeBatchNorm(*c, x->ndim, x->dtype, ChannelExpand::WhenNeeded);
+    return decomposeLayerNorm(*c, x->ndim, x->dtype);
   }
 };
 

@@ -97,6 +97,33 @@ bool sameSignature(const Ref<Function>& before, const Ref<Function>& after) {
   return bool(structuralEqual(before->retSInfo, after->retSInfo, true));
 }
 
+bool isMixedPrecision(const PassEntry& e) { return std::string(e.aliasOf ? e.aliasOf : e.name) == "ToMixedPrecision"; }
+
+// Relative tolerance of a pass's results: FastMath's approximations are accurate to about 1e-6
+// (1e-3 leaves room for the reductions after them); fp16 keeps 11 bits, and its rounding errors
+// grow through a few layers of sums.
+double toleranceOf(const PassEntry& e) {
+  std::string impl = e.aliasOf ? e.aliasOf : e.name;
+  if (impl == "FastMath") return 1e-3;
+  if (impl == "ToMixedPrecision") return 2e-2;
+  return 1e-4;
+}
+
+// The inputs with every float tensor multiplied by `factor` (fresh arrays).
+std::vector<Value> scaled(const std::vector<Value>& inputs, double factor) {
+  std::vector<Value> out;
+  for (auto& v : inputs) {
+    if (v.kind != Value::Tensor || !v.tensor->dtype.isFloat()) {
+      out.push_back(v);
+      continue;
+    }
+    auto a = make<NDArray>(v.tensor->dtype, v.tensor->shape);
+    for (int64_t i = 0; i < a->numel(); ++i) a->setDouble(i, v.tensor->getDouble(i) * factor);
+    out.push_back(Value::ofTensor(a));
+  }
+  return out;
+}
+
 // Every symbolic dimension of the module's functions is 4 in the random inputs.
 std::map<std::string, int64_t> symbolsOf(const Function& f) {
   std::map<std::string, int64_t> syms;
@@ -147,24 +174,28 @@ TEST_CASE("passes: every pass keeps what every corpus module computes", "[passes
     auto inputs = testing::randomInputs(*mainFn, symbolsOf(*mainFn), 11, 0.25);
     auto expected = compute(mod, "main", inputs);
     if (!expected.ok()) continue;  // needs packed functions or externals neither runner models
+    auto small = scaled(inputs, 1.0 / 32);
+    auto fullExpected = expected;
     for (auto& entry : passRegistry()) {
       std::string name = entry.name;
-      if (name == "BindParams" || name == "PrintIR" || !atItsPlace(entry.aliasOf ? entry.aliasOf : name, file)) continue;
+      // DecomposeOpsForTraining switches batch_norm to batch statistics: a different function by design.
+      if (name == "BindParams" || name == "PrintIR" || name == "DecomposeOpsForTraining" || !atItsPlace(entry.aliasOf ? entry.aliasOf : name, file)) continue;
       INFO(file << " | " << name);
       auto passes = parsePipeline(pipelineFor(name));
       REQUIRE(passes.ok());
       auto out = runSequential(passes.value(), mod, ctx);
       REQUIRE(out.ok());
       if (out.value().same(mod)) continue;
+      expected = fullExpected;
       // Passes that change main's calling convention (BundleModelParams, LazyGetInput,
       // RemoveUnusedParameters, ...) are checked by their golden tests instead.
       if (!sameSignature(mainFn, out.value()->lookup("main").as<Function>())) continue;
-      auto got = compute(out.value(), "main", inputs);
+      // fp16 overflows at 65504: ToMixedPrecision is compared on inputs small enough for it.
+      auto got = compute(out.value(), "main", isMixedPrecision(entry) ? small : inputs);
+      if (isMixedPrecision(entry)) expected = compute(mod, "main", small);
       INFO((got.ok() ? "" : got.error().message));
       REQUIRE(got.ok());
-      // FastMath's approximations are accurate to about 1e-6 relative; 1e-3 leaves room for the
-      // reductions after them.
-      CHECK(testing::compareValues(got.value(), expected.value(), name == "FastMath" || name == "FastMathTransform" ? 1e-3 : 1e-4) == "");
+      CHECK(testing::compareValues(got.value(), expected.value(), toleranceOf(entry)) == "");
       ++checked;
     }
   }
