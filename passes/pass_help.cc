@@ -2,6 +2,7 @@
 // run on its module each time, so the help always shows what the pass does now.
 #include "passes/pass_help.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <utility>
@@ -35,12 +36,13 @@ Example splitExample(const std::string& text) {
   while (std::getline(in, line)) {
     if (line.rfind(kExpectedMarker, 0) == 0) break;
     if (line.rfind("# RUN: opt", 0) == 0) {
-      std::istringstream words(line.substr(10));
-      std::string w;
-      while (words >> w) {
-        if (w == "-p") words >> ex.pipeline;
-        else if (w.rfind("--opt-level=", 0) == 0) ex.optLevel = std::stoi(w.substr(12));
+      // The pipeline may hold spaces (`X(a={"n": 16})`): it runs from "-p " to " --" or the end.
+      std::string args = line.substr(10);
+      if (auto level = args.find(" --opt-level="); level != std::string::npos) {
+        ex.optLevel = std::atoi(args.c_str() + level + 13);
+        args = args.substr(0, level);
       }
+      if (auto p = args.find("-p "); p != std::string::npos) ex.pipeline = args.substr(p + 3);
       continue;
     }
     ex.module += line + "\n";

@@ -123,6 +123,14 @@ TEST_CASE("passes: a second registry name runs the same implementation and is ex
   CHECK(!explainPass("FoldConstnt", false).ok());
 }
 
+TEST_CASE("passes: every pass has a worked example for :help (BindParams needs a weights file)", "[passes]") {
+  for (auto& e : passRegistry()) {
+    INFO(e.name);
+    if (e.aliasOf || std::string(e.name) == "BindParams") continue;
+    CHECK(passExample(e.name) != nullptr);
+  }
+}
+
 TEST_CASE("passes: ToANormalForm binds nested calls a pass left behind", "[passes]") {
   DiagnosticEngine diag;
   auto mod = parseModule(R"(@I.ir_module
