@@ -47,6 +47,18 @@ options:
 Banners are comment lines, so the output stays parseable.
 )";
 
+// The pass infrastructure of tvm.transform / tvm.relay.transform and where it is in rlx.
+const char* kInfrastructure = R"(
+pass infrastructure (TVM -> rlx):
+  PassContext(opt_level, required_pass, disabled_pass, instruments)
+                               rlx::PassContext (passes/pass.h); here --opt-level=N, --disable=A,B,
+                               and the printing/verifying/timing/dumping options as instruments
+  Sequential(passes)           rlx::runSequential; here the pipeline text A,B(k=v),C and the presets
+  module_pass(fn, opt_level, name)    rlx::Pass(PassInfo{name, opt_level}, fn)
+  function_pass(fn, opt_level, name)  rlx::makeFunctionPass / makeMutatorPass<ExprMutator subclass>
+  PrintIR                      the PrintIR pass above (tvm.transform.PrintIR)
+)";
+
 bool matches(const std::string& list, const std::string& name) {
   if (list == "all") return true;
   std::stringstream ss(list);
@@ -145,6 +157,7 @@ int runOpt(const std::vector<std::string>& args, bool color) {
         std::printf("%-28s O%d  %s\n", p.name, p.optLevel, p.summary);
         if (*p.options) std::printf("%-32s options: %s\n", "", p.options);
       }
+      std::fputs(kInfrastructure, stdout);
       return 0;
     }
     if (a == "--explain") {
