@@ -53,7 +53,8 @@ Result<Pass> createRemoveRedundantReshapePass(PassOptions&) {
     quiet.instruments.clear();  // the inner steps are this pass, not passes of their own
     RLX_TRY(simplified, simplify(mod, quiet));
     if (simplified.same(mod)) return mod;
-    return canonicalize(simplified, quiet);
+    RLX_TRY(canonical, canonicalize(simplified, quiet));
+    return simplify(canonical, quiet);  // drops the bindings canonicalizing left unused
   });
 }
 
