@@ -193,22 +193,6 @@ bool isPlainMatmul(const Expr& e) {
   return c && c->opName() == "relax.matmul" && c->args.size() == 2 && ops::attrDType(*c, "out_dtype").isVoid();
 }
 
-// Whether `c` is permute_dims swapping exactly the last two axes of its (>= 2-D) input.
-bool isLastTwoTranspose(const Call& c) {
-  if (c.opName() != "relax.permute_dims") return false;
-  auto in = sinfoOf(c.args[0]).as<TensorSInfo>();
-  if (!in || in->ndim < 2) return false;
-  auto axes = ops::attrOptInts(c, "axes");
-  if (!axes) return in->ndim == 2;
-  if (int(axes->size()) != in->ndim) return false;
-  for (int k = 0; k < in->ndim; ++k) {
-    int64_t want = k == in->ndim - 2 ? in->ndim - 1 : k == in->ndim - 1 ? in->ndim - 2 : k;
-    int64_t got = (*axes)[k] < 0 ? (*axes)[k] + in->ndim : (*axes)[k];
-    if (got != want) return false;
-  }
-  return true;
-}
-
 Expr transposeLastTwo(const Expr& x, int ndim) {
   if (ndim == 2) return call("permute_dims", {e(x)});
   std::vector<int64_t> axes;
@@ -235,11 +219,11 @@ class MatmulOrderAdjuster : public BindingRewriter {
       auto inner = rhs.as<Call>();
       if (Expr r = reorder(c->args[0], inner->args[0], inner->args[1], Form::RightFirst)) return r;
     }
-    if (auto p = lhs.as<Call>(); p && isLastTwoTranspose(*p) && isPlainMatmul(boundValue(p->args[0]))) {
+    if (auto p = lhs.as<Call>(); p && ops::swapsLastTwoAxes(*p) && isPlainMatmul(boundValue(p->args[0]))) {
       auto inner = boundValue(p->args[0]).as<Call>();  // permute_dims(matmul(b, a)) = a^T @ b^T
       if (Expr r = reorderTransposed(inner->args[1], inner->args[0], c->args[1], Form::LeftFirst)) return r;
     }
-    if (auto p = rhs.as<Call>(); p && isLastTwoTranspose(*p) && isPlainMatmul(boundValue(p->args[0]))) {
+    if (auto p = rhs.as<Call>(); p && ops::swapsLastTwoAxes(*p) && isPlainMatmul(boundValue(p->args[0]))) {
       auto inner = boundValue(p->args[0]).as<Call>();  // permute_dims(matmul(c, b)) = b^T @ c^T
       if (Expr r = reorderTransposed(c->args[0], inner->args[1], inner->args[0], Form::RightFirst)) return r;
     }

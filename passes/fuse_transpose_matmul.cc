@@ -22,21 +22,6 @@ namespace rlx {
 
 namespace {
 
-// Whether `c` is permute_dims swapping exactly the last two axes of a >= 2-D input.
-bool swapsLastTwo(const Call& c) {
-  if (c.opName() != "relax.permute_dims") return false;
-  auto in = sinfoOf(c.args[0]).as<TensorSInfo>();
-  if (!in || in->ndim < 2) return false;
-  auto axes = ops::attrOptInts(c, "axes");
-  if (!axes) return in->ndim == 2;
-  if (int(axes->size()) != in->ndim) return false;
-  for (int k = 0; k < in->ndim; ++k) {
-    int64_t want = k == in->ndim - 2 ? in->ndim - 1 : k == in->ndim - 1 ? in->ndim - 2 : k;
-    if ((*axes)[k] != want) return false;
-  }
-  return true;
-}
-
 class TransposeMatmulFuser : public BindingRewriter {
  public:
   using Kernels = std::vector<std::pair<PrimFuncRef, GlobalVarRef>>;
@@ -50,7 +35,7 @@ class TransposeMatmulFuser : public BindingRewriter {
     auto mm = value.as<Call>();
     if (!mm || mm->opName() != "relax.matmul" || mm->args.size() != 2 || !mm->sinfo) return nullptr;
     auto wT = boundValue(mm->args[1]).as<Call>();
-    if (!wT || !swapsLastTwo(*wT)) return nullptr;
+    if (!wT || !ops::swapsLastTwoAxes(*wT)) return nullptr;
     if (auto v = mm->args[1].as<Var>()) consumed.insert(v.get());
     auto out = mm->sinfo.as<TensorSInfo>();
     if (!out || !out->dims() || out->dtype.isVoid()) return nullptr;

@@ -251,6 +251,21 @@ std::optional<std::vector<int64_t>> attrOptInts(const Call& call, std::string_vi
   return intsOf(*a);
 }
 
+bool swapsLastTwoAxes(const Call& c) {
+  if (c.opName() != "relax.permute_dims" || c.args.empty()) return false;
+  auto in = sinfoOf(c.args[0]).as<TensorSInfo>();
+  if (!in || in->ndim < 2) return false;
+  auto axes = attrOptInts(c, "axes");
+  if (!axes) return in->ndim == 2;  // None reverses the axes
+  if (int(axes->size()) != in->ndim) return false;
+  for (int k = 0; k < in->ndim; ++k) {
+    int64_t want = k == in->ndim - 2 ? in->ndim - 1 : k == in->ndim - 1 ? in->ndim - 2 : k;
+    int64_t got = (*axes)[k] < 0 ? (*axes)[k] + in->ndim : (*axes)[k];
+    if (got != want) return false;
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------- struct info access
 Status checkArgCount(const Call& call, size_t lo, size_t hi) {
   size_t n = call.args.size();

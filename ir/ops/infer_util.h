@@ -96,6 +96,8 @@ std::string attrString(const Call& call, std::string_view key, std::string def =
 DataType attrDType(const Call& call, std::string_view key);  // void when absent
 std::vector<int64_t> attrInts(const Call& call, std::string_view key);  // int → [int]
 std::optional<std::vector<int64_t>> attrOptInts(const Call& call, std::string_view key);
+// Whether `call` is R.permute_dims swapping exactly the last two axes of its (>= 2-D) input.
+bool swapsLastTwoAxes(const Call& call);
 
 // ---------------------------------------------------------------- struct info access
 using TensorRef = Ref<TensorSInfo>;
