@@ -147,7 +147,18 @@ class LayoutConverter : public ExprMutator, public RuleContext {
  protected:
   Expr visitFunction(const Ref<Function>& f) override {
     bb_.beginFunction();
-    return ExprMutator::visitFunction(f);
+    Expr out = ExprMutator::visitFunction(f);
+    // A rewritten body re-derives the return struct info (as TVM's rebuilt function does): the
+    // annotation written for the old body need not describe the new one.
+    auto nf = out.as<Function>();
+    auto seq = nf ? nf->body.as<SeqExpr>() : Ref<SeqExpr>();
+    if (out.same(Expr(f)) || !seq) return out;
+    auto g = make<Function>(nf->params, nf->body, eraseToSignature(sinfoOf(seq->body), nf->params), nf->isPure, nf->attrs);
+    std::vector<StructInfo> params;
+    for (auto& p : g->params) params.push_back(sinfoOf(p));
+    g->sinfo = make<FuncSInfo>(std::move(params), g->retSInfo, g->isPure);
+    g->span = f->span;
+    return g;
   }
 
   // Only dataflow blocks are rewritten; each starts afresh, so every value from outside (params,
