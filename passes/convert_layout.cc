@@ -8,6 +8,7 @@
 #include "ir/expr_mutator.h"
 #include "ir/op.h"
 #include "ir/struct_info.h"
+#include "ir/structural_equal.h"
 #include "passes/op_builder.h"
 #include "passes/registry.h"
 
@@ -214,6 +215,8 @@ class LayoutConverter : public ExprMutator, public RuleContext {
     // No rule (or no opinion): the op sees its arguments as the input program had them.
     if (!d) return emitAs(b, toInitial(b->value));
     std::vector<Expr> args;
+    // Rules rewrite attrs unconditionally; equal attrs keep the call (and the pass idempotent).
+    if (d->attrs && c->attrs && structuralEqual(Ref<Object>(d->attrs), Ref<Object>(c->attrs))) d->attrs = c->attrs;
     bool same = !d->attrs || d->attrs.same(c->attrs);
     for (size_t i = 0; i < c->args.size(); ++i) {
       Expr a = remapped(c->args[i]);
