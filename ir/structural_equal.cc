@@ -434,6 +434,21 @@ class Equal {
       case AttrValue::DType: return a->dtype == b->dtype || failText(a->dtype.str(), b->dtype.str());
       case AttrValue::Ctor:
         if (a->s != b->s) return failText(a->s, b->s);
+        // An index map's lambda parameters are bound by the map itself: they define, not use.
+        if (a->s == "T.index_map" && a->array.size() == 2 && b->array.size() == 2) {
+          ++defCtx_;
+          bool ok = attr(a->array[0].get(), b->array[0].get());
+          --defCtx_;
+          if (!ok) {
+            trail_.push_back("[0]");
+            return false;
+          }
+          if (!attr(a->array[1].get(), b->array[1].get())) {
+            trail_.push_back("[1]");
+            return false;
+          }
+          return true;
+        }
         [[fallthrough]];
       case AttrValue::Array: {
         if (a->array.size() != b->array.size()) return failText(fmt::format("length {}", a->array.size()), fmt::format("length {}", b->array.size()));
@@ -803,7 +818,15 @@ class Hasher {
       case AttrValue::Str: return mix(h, hashStr(a->s));
       case AttrValue::DType: return mix(h, hashDtype(a->dtype));
       case AttrValue::Array: return all(h, a->array);
-      case AttrValue::Ctor: return all(mix(h, hashStr(a->s)), a->array);
+      case AttrValue::Ctor:
+        if (a->s == "T.index_map" && a->array.size() == 2 && a->array[0] && a->array[1]) {  // the lambda's params are definitions
+          h = mix(h, hashStr(a->s));
+          ++defCtx_;
+          h = attr(h, a->array[0].get());
+          --defCtx_;
+          return attr(h, a->array[1].get());
+        }
+        return all(mix(h, hashStr(a->s)), a->array);
       case AttrValue::Map: return entries(h, a->map);
       case AttrValue::Prim: return mix(h, any(a->prim.get()));
       case AttrValue::Expr: return mix(h, any(a->expr.get()));

@@ -32,6 +32,7 @@ std::vector<std::string> corpusFiles() {
 // The pipeline text that runs pass `name` on its own (options a pass cannot do without).
 std::string pipelineFor(const std::string& name) {
   if (name == "EtaExpand") return "EtaExpand(expand_global_var=True)";
+  if (name == "ConvertLayout") return "ConvertLayout(desired_layouts={\"relax.nn.conv2d\": [\"NHWC\", \"OHWI\"]})";
   return name;
 }
 
