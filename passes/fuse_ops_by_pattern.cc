@@ -226,7 +226,7 @@ Result<std::vector<NamedPattern>> readPatternTable(PassOptions& options, const s
 IRModuleRef fuseOpsByPattern(const IRModuleRef& mod, const std::vector<NamedPattern>& patterns, bool bindConstants, bool annotate) {
   IRModuleRef out = mod;
   for (auto& p : patterns) out = applyPattern(out, p, bindConstants);
-  if (annotate && !out.same(mod)) out = annotateCodegen(out);
+  if (annotate) out = annotateCodegen(out);  // composites made earlier are wrapped too, as in TVM
   return out;
 }
 
