@@ -501,9 +501,12 @@ Partials gConv2d(const RuleInput& in) {
 
   int64_t n = xd[0], ci = xd[1], h = xd[2], w = xd[3];
   // data as (C/G, G*N, H, W): each group's channels become a batch, the batch channels.
-  Expr d = call("reshape", {e(data), ints({n, groups, ci / groups, h, w})});
-  d = call("permute_dims", {e(d), ints({2, 1, 0, 3, 4})});
-  d = call("reshape", {e(d), ints({ci / groups, groups * n, h, w})});
+  Expr d = call("permute_dims", {e(data), ints({1, 0, 2, 3})});
+  if (groups != 1) {
+    d = call("reshape", {e(data), ints({n, groups, ci / groups, h, w})});
+    d = call("permute_dims", {e(d), ints({2, 1, 0, 3, 4})});
+    d = call("reshape", {e(d), ints({ci / groups, groups * n, h, w})});
+  }
   Expr g = call("permute_dims", {e(in.outGrad), ints({1, 0, 2, 3})});
   KwArgs wk{{"strides", ints(dilation)}, {"padding", ints(padding)}, {"dilation", ints(strides)}, {"groups", i(groups)}};
   if (!outDtype.empty()) wk.push_back({"out_dtype", s(outDtype)});
