@@ -53,13 +53,14 @@ bool isFloatTensor(const StructInfo& s) {
   return t && !t->dtype.isVoid() && t->dtype.isFloat();
 }
 
+// Float tensors of known shape (their zero gradient is R.zeros(shape)), or tuples of them.
 bool isNestedFloatTensor(const StructInfo& s) {
   if (auto t = s.as<TupleSInfo>()) {
     for (auto& f : t->fields)
       if (!isNestedFloatTensor(f)) return false;
     return true;
   }
-  return isFloatTensor(s);
+  return isFloatTensor(s) && s.as<TensorSInfo>()->shape;
 }
 
 bool isCallTo(const Expr& e, const char* op) {
@@ -359,7 +360,7 @@ Result<FunctionRef> differentiate(const FunctionRef& orig, const std::string& fu
   }
   for (auto& p : require)
     if (!isNestedFloatTensor(sinfoOf(p)))
-      return gradError("only float tensors or tuples of them can require gradients, but " + p->name + " is " + ops::sinfoStr(sinfoOf(p)));
+      return gradError("only float tensors of known shape or tuples of them can require gradients, but " + p->name + " is " + ops::sinfoStr(sinfoOf(p)));
 
   RLX_TRY(cp, collectCheckpoints(*copy, *seq->blocks[0]));
   if (!cp.remap.empty()) {
