@@ -2,6 +2,8 @@
 // pipeline-text errors, and unified diffs with hand-checked hunks.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "parser/parser.h"
 #include "passes/pass_help.h"
 #include "passes/registry.h"
@@ -128,6 +130,22 @@ TEST_CASE("passes: every pass has a worked example for :help (BindParams needs a
     INFO(e.name);
     if (e.aliasOf || std::string(e.name) == "BindParams") continue;
     CHECK(passExample(e.name) != nullptr);
+  }
+}
+
+TEST_CASE("passes: the seed catalogue (tvm.relay.transform's passes) is registered, gaps named", "[passes]") {
+  const char* seed[] = {"AlterOpLayout", "AnnotateTarget", "BackwardFoldScaleAxis", "CanonicalizeCast", "CanonicalizeOps", "ChangeBatch",
+                        "CombineParallelConv2D", "CombineParallelDense", "ConvertLayout", "DeadCodeElimination", "EliminateCommonSubexpr",
+                        "EtaExpand", "FastMath", "FoldConstant", "FoldScaleAxis", "ForwardFoldScaleAxis", "FuseOps", "InferType", "Inline",
+                        "LambdaLift", "LazyGradientInit", "Legalize", "MergeCompilerRegions", "MergeComposite", "PartialEvaluate",
+                        "PartitionGraph", "PrintIR", "RemoveUnusedFunctions", "RewriteAnnotatedOps", "SimplifyInference", "ToANormalForm",
+                        "ToCPS", "ToGraphNormalForm", "gradient", "to_cps", "un_cps"};
+  // Not built yet (issue 20 stays open while this list is not empty); a name that gets built must
+  // leave the list.
+  const std::set<std::string> notYet = {"AlterOpLayout", "PartialEvaluate", "ToCPS", "to_cps", "un_cps"};
+  for (const char* name : seed) {
+    INFO(name);
+    CHECK((findPass(name) != nullptr) != (notYet.count(name) > 0));
   }
 }
 
