@@ -62,7 +62,7 @@ TEST_CASE("repl: completion of commands, passes and file names", "[repl]") {
   repl::Session s([](const std::string&) {});
   CHECK(s.complete(":hi") == std::vector<std::string>{":history"});
   CHECK(s.complete("DeadCode") == std::vector<std::string>{"DeadCodeElimination"});
-  CHECK(s.complete("ToNonDataflow,Remove") == std::vector<std::string>{"RemovePurityChecking", "RemoveUnusedFunctions", "RemoveUnusedOutputs", "RemoveUnusedParameters"});
+  CHECK(s.complete("ToNonDataflow,Remove") == std::vector<std::string>{"RemovePurityChecking", "RemoveRedundantReshape", "RemoveUnusedFunctions", "RemoveUnusedOutputs", "RemoveUnusedParameters"});
   auto files = s.complete(std::string(":load ") + RLX_SOURCE_DIR + "/tests/corpus/01_m");
   REQUIRE(files.size() == 1);
   CHECK(files[0] == std::string(RLX_SOURCE_DIR) + "/tests/corpus/01_mlp.relax");
