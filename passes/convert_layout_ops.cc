@@ -207,14 +207,16 @@ Decision reduceRule(const RuleContext& ctx, const Call& c) {
   return d;
 }
 
-Decision softmaxRule(const RuleContext& ctx, const Call& c) {
+// A one-input op that keeps its input's (unsplit) layout and names one axis (softmax: -1 by
+// default, flip: 0), which moves with the layout.
+Decision sameLayoutAxisRule(const RuleContext& ctx, const Call& c, int64_t defaultAxis) {
   int r = rankOf(c.args[0]);
   if (r <= 0) return std::nullopt;
   std::string l = unsplit(ctx.leafOf(c.args[0]), r);
   LayoutDecision d;
   d.inputs = {leaf(l)};
   d.output = leaf(l);
-  d.attrs = withAttrs(c, {{"axis", AttrValue::integer(findAxis(l, attrInt(c.attrs, "axis").value_or(-1)))}});
+  d.attrs = withAttrs(c, {{"axis", AttrValue::integer(findAxis(l, attrInt(c.attrs, "axis").value_or(defaultAxis)))}});
   return d;
 }
 
@@ -451,16 +453,6 @@ Decision tileRule(const RuleContext& ctx, const Call& c) {
   return d;
 }
 
-Decision flipRule(const RuleContext& ctx, const Call& c) {
-  int r = rankOf(c.args[0]);
-  if (r <= 0) return std::nullopt;
-  std::string l = unsplit(ctx.leafOf(c.args[0]), r);
-  LayoutDecision d;
-  d.inputs = {leaf(l)};
-  d.output = leaf(l);
-  d.attrs = withAttrs(c, {{"axis", AttrValue::integer(findAxis(l, attrInt(c.attrs, "axis").value_or(0)))}});
-  return d;
-}
 
 // gather_elements / scatter_elements: data, indices (and updates) share one layout.
 Decision elementsRule(const RuleContext& ctx, const Call& c) {
@@ -497,7 +489,7 @@ const std::unordered_map<std::string, LayoutRule>& ruleTable() {
                           "left_shift", "right_shift", "log_add_exp", "atan2"})
       t[std::string("relax.") + n] = binaryRule;
     for (const char* n : {"sum", "mean", "max", "min", "prod", "std", "variance"}) t[std::string("relax.") + n] = reduceRule;
-    t["relax.nn.softmax"] = softmaxRule;
+    t["relax.nn.softmax"] = [](const RuleContext& ctx, const Call& c) { return sameLayoutAxisRule(ctx, c, -1); };
     t["relax.nn.batch_norm"] = batchNormRule;
     for (const char* n : {"layer_norm", "group_norm", "instance_norm", "rms_norm"}) t[std::string("relax.nn.") + n] = normRule;
     for (const char* n : {"max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"}) t[std::string("relax.nn.") + n] = poolRule(true);
@@ -510,7 +502,7 @@ const std::unordered_map<std::string, LayoutRule>& ruleTable() {
     t["relax.strided_slice"] = stridedSliceRule;
     t["relax.repeat"] = repeatRule;
     t["relax.tile"] = tileRule;
-    t["relax.flip"] = flipRule;
+    t["relax.flip"] = [](const RuleContext& ctx, const Call& c) { return sameLayoutAxisRule(ctx, c, 0); };
     t["relax.gather_elements"] = elementsRule;
     t["relax.scatter_elements"] = elementsRule;
     return t;

@@ -128,11 +128,8 @@ std::string printAttrValue(PrintContext& ctx, const Attr& a, const AttrLeaves& l
         // An index map prints as the lambda it was written as: T.index_map(lambda i: (i // 4, i % 4)).
         ctx.usedTIR = true;
         const auto& results = a->array[1]->array;
-        // Index vars other than int64 (the parser's default) keep their dtype through a round trip.
-        std::string dtype;
-        for (auto& v : a->array[0]->array)
-          if (v && v->kind == AttrValue::Prim && v->prim && v->prim->dtype != DataType::int64()) dtype = ", index_dtype=\"" + v->prim->dtype.str() + "\"";
-        return "T.index_map(lambda " + list(a->array[0]->array) + ": (" + list(results) + (results.size() == 1 ? "," : "") + ")" + dtype + ")";
+        // TVM prints no index_dtype (int32 index vars come back as int64 when re-parsed, in TVM too).
+        return "T.index_map(lambda " + list(a->array[0]->array) + ": (" + list(results) + (results.size() == 1 ? "," : "") + "))";
       }
       return a->s + "(" + list(a->array) + ")";
   }
