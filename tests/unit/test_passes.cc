@@ -70,7 +70,7 @@ TEST_CASE("repl: completion of commands, passes and file names", "[repl]") {
   CHECK(s.complete("DeadCodeElimination(") == std::vector<std::string>{"entry_functions="});
   CHECK(s.complete("FoldConstant,EtaExpand(expand_c") == std::vector<std::string>{"expand_constructor="});
   CHECK(s.complete("BindParams(func_name=\"main\", p") == std::vector<std::string>{"params="});
-  CHECK(s.complete("DeadCodeElimination(entry_functions=[\"main\"]),O") == std::vector<std::string>{"O0", "O1", "O2", "O3"});
+  CHECK(s.complete("DeadCodeElimination(entry_functions=[\"main\"]),O") == std::vector<std::string>{"OptimizeLayoutTransform", "O0", "O1", "O2", "O3"});
   CHECK(s.complete(":set sc") == std::vector<std::string>{"scope"});
 }
 
