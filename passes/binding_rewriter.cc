@@ -2,6 +2,7 @@
 // rebinds the original var (a fresh var when the struct info changed) to the normalized value.
 #include "passes/binding_rewriter.h"
 
+#include "passes/registry.h"
 #include "passes/remove_all_unused.h"
 
 namespace rlx {
@@ -63,6 +64,22 @@ Pass makeRewriteCallPass(PassInfo info, std::function<std::unique_ptr<BindingRew
       cur = next;
     }
     return removeAllUnused(cur);
+  });
+}
+
+Result<Pass> createCanonicalizeBindingsPass(PassOptions& options);
+
+Pass makeRewriteCallPassSubstitutingAliases(PassInfo info, std::function<std::unique_ptr<BindingRewriter>(const Ref<Function>&)> make) {
+  Pass rewrite = makeRewriteCallPass(info, std::move(make));
+  PassOptions none;
+  Pass canonicalize = createCanonicalizeBindingsPass(none).value();
+  return Pass(info, [rewrite, canonicalize](const IRModuleRef& mod, const PassContext& ctx) -> Result<IRModuleRef> {
+    PassContext quiet = ctx;
+    quiet.instruments.clear();  // the inner steps are this pass, not passes of their own
+    RLX_TRY(rewritten, rewrite(mod, quiet));
+    if (rewritten.same(mod)) return mod;
+    RLX_TRY(canonical, canonicalize(rewritten, quiet));
+    return rewrite(canonical, quiet);  // drops the bindings canonicalizing left unused
   });
 }
 

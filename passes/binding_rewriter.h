@@ -44,4 +44,9 @@ class BindingRewriter : public ExprMutator {
 // before each round, for per-function facts (attrs, which params are known at compile time).
 Pass makeRewriteCallPass(PassInfo info, std::function<std::unique_ptr<BindingRewriter>(const Ref<Function>&)> make);
 
+// The same, for rewrites that may replace a value by an existing var (`c = x`): as TVM's rewriter
+// does, such aliases are then substituted into their uses (CanonicalizeBindings) and the bindings
+// this leaves unused go. Changes nothing when no rewrite applied.
+Pass makeRewriteCallPassSubstitutingAliases(PassInfo info, std::function<std::unique_ptr<BindingRewriter>(const Ref<Function>&)> make);
+
 }  // namespace rlx

@@ -11,8 +11,6 @@
 
 namespace rlx {
 
-Result<Pass> createCanonicalizeBindingsPass(PassOptions& options);
-
 namespace {
 
 struct IndexMap {
@@ -104,18 +102,7 @@ class TransformPairRemover : public BindingRewriter {
 }  // namespace
 
 Result<Pass> createOptimizeLayoutTransformPass(PassOptions&) {
-  Pass remove = makeRewriteCallPass({"OptimizeLayoutTransform", 0, {}}, [](const Ref<Function>&) -> std::unique_ptr<BindingRewriter> { return std::make_unique<TransformPairRemover>(); });
-  PassOptions none;
-  RLX_TRY(canonicalize, createCanonicalizeBindingsPass(none));
-  // The removed pair leaves `c = x`; TVM's rewriter substitutes such aliases into their uses.
-  return Pass({"OptimizeLayoutTransform", 0, {}}, [remove, canonicalize](const IRModuleRef& mod, const PassContext& ctx) -> Result<IRModuleRef> {
-    PassContext quiet = ctx;
-    quiet.instruments.clear();  // the inner steps are this pass, not passes of their own
-    RLX_TRY(removed, remove(mod, quiet));
-    if (removed.same(mod)) return mod;
-    RLX_TRY(canonical, canonicalize(removed, quiet));
-    return remove(canonical, quiet);  // drops the bindings canonicalizing left unused
-  });
+  return makeRewriteCallPassSubstitutingAliases({"OptimizeLayoutTransform", 0, {}}, [](const Ref<Function>&) -> std::unique_ptr<BindingRewriter> { return std::make_unique<TransformPairRemover>(); });
 }
 
 }  // namespace rlx

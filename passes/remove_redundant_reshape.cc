@@ -40,22 +40,8 @@ class ReshapeSimplifier : public BindingRewriter {
 
 }  // namespace
 
-Result<Pass> createCanonicalizeBindingsPass(PassOptions& options);
-
 Result<Pass> createRemoveRedundantReshapePass(PassOptions&) {
-  Pass simplify = makeRewriteCallPass({"RemoveRedundantReshape", 0, {}}, [](const Ref<Function>&) -> std::unique_ptr<BindingRewriter> { return std::make_unique<ReshapeSimplifier>(); });
-  PassOptions none;
-  RLX_TRY(canonicalize, createCanonicalizeBindingsPass(none));
-  // A reshape that became its input leaves an alias; TVM's rewriter substitutes it into its uses
-  // (the test's output returns x itself), so the aliases this pass made are canonicalized away.
-  return Pass({"RemoveRedundantReshape", 0, {}}, [simplify, canonicalize](const IRModuleRef& mod, const PassContext& ctx) -> Result<IRModuleRef> {
-    PassContext quiet = ctx;
-    quiet.instruments.clear();  // the inner steps are this pass, not passes of their own
-    RLX_TRY(simplified, simplify(mod, quiet));
-    if (simplified.same(mod)) return mod;
-    RLX_TRY(canonical, canonicalize(simplified, quiet));
-    return simplify(canonical, quiet);  // drops the bindings canonicalizing left unused
-  });
+  return makeRewriteCallPassSubstitutingAliases({"RemoveRedundantReshape", 0, {}}, [](const Ref<Function>&) -> std::unique_ptr<BindingRewriter> { return std::make_unique<ReshapeSimplifier>(); });
 }
 
 }  // namespace rlx
