@@ -19,27 +19,25 @@ const std::vector<PassEntry>& passRegistry() {
 #undef PASS
     };
     // An alias shares its target's factory and options; its summary says where the name comes from.
-    static const std::vector<std::string> aliasSummaries = {
-#define PASS(Name, Level, Options, Summary)
-#define ALIAS(Name, Target, Origin) Origin " name of " #Target,
-#include "passes/passes.def"
-#undef ALIAS
-#undef PASS
+    struct AliasDef {
+      const char* name;
+      const char* target;
+      const char* summary;
     };
-    const std::pair<const char*, const char*> aliases[] = {
+    static const AliasDef aliases[] = {
 #define PASS(Name, Level, Options, Summary)
-#define ALIAS(Name, Target, Origin) {#Name, #Target},
+#define ALIAS(Name, Target, Origin) {#Name, #Target, Origin " name of " #Target},
 #include "passes/passes.def"
 #undef ALIAS
 #undef PASS
     };
     size_t primaries = v.size();
-    for (size_t a = 0; a < std::size(aliases); ++a)
+    for (auto& a : aliases)
       for (size_t i = 0; i < primaries; ++i)
-        if (std::string(v[i].name) == aliases[a].second) {
+        if (std::string(v[i].name) == a.target) {
           PassEntry alias = v[i];
-          alias.name = aliases[a].first;
-          alias.summary = aliasSummaries[a].c_str();
+          alias.name = a.name;
+          alias.summary = a.summary;
           alias.aliasOf = v[i].name;
           v.push_back(alias);
         }
