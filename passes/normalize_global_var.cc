@@ -10,9 +10,9 @@
 #include <map>
 #include <set>
 
-#include "ir/expr_mutator.h"
 #include "ir/tir.h"
 #include "passes/registry.h"
+#include "passes/rename_globals.h"
 
 namespace rlx {
 
@@ -23,21 +23,6 @@ AttrsRef attrsOf(const Expr& func) {
   if (auto p = func.as<PrimFunc>()) return p->attrs;
   return nullptr;
 }
-
-class Renamer : public ExprMutator {
- public:
-  explicit Renamer(const std::map<std::string, GlobalVarRef>& renamed) : renamed_(renamed) {}
-
- protected:
-  Expr visitLeaf(const Expr& e) override {
-    if (auto g = e.as<GlobalVar>())
-      if (auto it = renamed_.find(g->name); it != renamed_.end()) return it->second;
-    return e;
-  }
-
- private:
-  const std::map<std::string, GlobalVarRef>& renamed_;
-};
 
 }  // namespace
 
@@ -62,23 +47,7 @@ Result<Pass> createNormalizeGlobalVarPass(PassOptions&) {
       taken.insert(name);
       newName[e.gvar->name] = name;
     }
-    std::map<std::string, GlobalVarRef> renamed;
-    for (auto& e : mod->functions) {
-      if (newName[e.gvar->name] == e.gvar->name) continue;
-      auto gv = make<GlobalVar>(newName[e.gvar->name]);
-      gv->sinfo = e.gvar->sinfo;
-      renamed[e.gvar->name] = gv;
-    }
-    auto out = make<IRModule>();
-    out->attrs = mod->attrs;
-    out->globalInfos = mod->globalInfos;
-    Renamer renamer(renamed);
-    for (auto& e : mod->functions) {
-      GlobalVarRef gv = renamed.count(e.gvar->name) ? renamed[e.gvar->name] : e.gvar;
-      Expr func = e.func->kind() == NodeKind::Function ? renamer.mutate(e.func) : e.func;
-      out->functions.push_back({gv, func});
-    }
-    return IRModuleRef(out);
+    return renameGlobals(mod, newName);
   });
 }
 
