@@ -353,7 +353,8 @@ PrimFuncRef buildPrimFunc(const TirBuildInput& in, DiagnosticEngine& diag) {
     }
     const ast::Expr* ann = p.annotation;
     std::string callee = ann->kind == ast::Expr::Call ? ann->a->dottedName() : ann->dottedName();
-    if (callee == "T.Buffer") {
+    // T.buffer is TVMScript's older spelling of the same parameter annotation.
+    if (callee == "T.Buffer" || callee == "T.buffer") {
       if (ann->kind != ast::Expr::Call) {
         b.error("T.Buffer needs a shape and a dtype: T.Buffer((4, 4), \"float32\")", ann->span);
         continue;
