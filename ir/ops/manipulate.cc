@@ -451,7 +451,8 @@ class IndexMapShape {
   };
 
   static bool divisible(const PrimExpr& e, int64_t c) { return c == 1 || constInt(floormod(e, i64(c))) == 0; }
-  static PrimExpr ceilDiv(const PrimExpr& e, int64_t c) { return floordiv(add(e, i64(c - 1)), i64(c)); }
+  // TVM's form of ceildiv(e, c): (e - e % -c) // c (e rounded up to a multiple of c, divided).
+  static PrimExpr ceilDiv(const PrimExpr& e, int64_t c) { return floordiv(sub(e, floormod(e, i64(-c))), i64(c)); }
 
   // Pads the term's var for division by c: the first pass records the factor, the second gives an
   // unpadded split of a padded var its share of the padded extent.

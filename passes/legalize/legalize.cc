@@ -40,6 +40,7 @@ void registerAll() {
     registerEinsumRules();
     registerNNExtraRules();
     registerCclRules();
+    registerLayoutRules();
   });
 }
 

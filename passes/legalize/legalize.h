@@ -78,6 +78,7 @@ void registerImageRules();
 void registerBitwiseRules();
 void registerQuantizeRules();
 void registerEinsumRules();
+void registerLayoutRules();
 void registerNNExtraRules();
 void registerCclRules();
 

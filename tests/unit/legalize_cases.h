@@ -361,6 +361,19 @@ inline void layoutCases(const CaseCheck& check) {
   check({"x: " + T("(1, \"n\")"), "R.squeeze(x, axis=[0])", {{1, 5}}});
 }
 
+// layout_transform: splits (padded or not, static and symbolic), fusions, permutations,
+// mixed-radix splits; the kernel reads through the inverted index map.
+inline void layoutTransformCases(const CaseCheck& check) {
+  check({"x: " + T("(2, 8, 3, 3)"), "R.layout_transform(x, index_map=lambda n, c, h, w: (n, c // 4, h, w, c % 4))", {{2, 8, 3, 3}}});
+  check({"x: " + T("(2, 2, 3, 3, 4)"), "R.layout_transform(x, index_map=lambda n, c, h, w, c4: (n, c * 4 + c4, h, w))", {{2, 2, 3, 3, 4}}});
+  check({"x: " + T("(10, 20, 30)"), "R.layout_transform(x, index_map=lambda a, b, c: (a, c, b // 3, b % 3), pad_value=2.0)", {{10, 20, 30}}});
+  check({"x: " + T("(\"a\", \"b\", \"c\")"), "R.layout_transform(x, index_map=lambda a, b, c: (a, c, b // 3, b % 3), pad_value=2.0)", {{2, 7, 3}}});
+  check({"x: " + T("(7,)"), "R.layout_transform(x, index_map=lambda i: (i // 4, i % 4))", {{7}}});
+  check({"x: " + T("(2, 3, 5, 4)"), "R.layout_transform(x, index_map=lambda n, c, h, w: (n, h, c * 4 + w))", {{2, 3, 5, 4}}});
+  check({"x: " + T("(64, 6)"), "R.layout_transform(x, index_map=lambda i, j: (i // 16, j, (i % 16) // 4, i % 4))", {{64, 6}}});
+  check({"x: " + T("(3, 4)"), "R.layout_transform(x, index_map=lambda i, j: (j, i))", {{3, 4}}});
+}
+
 // Split and concat.
 inline void splitConcatCases(const CaseCheck& check) {
   check({"x: " + T("(6, 5)"), "R.split(x, indices_or_sections=3, axis=0)", {{6, 5}}});

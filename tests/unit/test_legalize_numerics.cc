@@ -47,6 +47,8 @@ TEST_CASE("legalize numerics: activations, softmax, layer_norm", "[legalize]") {
 
 TEST_CASE("legalize numerics: reshape, permute_dims, expand_dims, squeeze", "[legalize]") { layoutCases(check); }
 
+TEST_CASE("legalize numerics: layout_transform (splits with and without padding, fusions, permutations)", "[legalize]") { layoutTransformCases(check); }
+
 TEST_CASE("legalize numerics: split and concat", "[legalize]") { splitConcatCases(check); }
 
 TEST_CASE("legalize numerics: creation and tril/triu", "[legalize]") { creationCases(check); }
