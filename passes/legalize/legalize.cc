@@ -41,6 +41,7 @@ void registerAll() {
     registerNNExtraRules();
     registerCclRules();
     registerLayoutRules();
+    registerGradRules();
   });
 }
 

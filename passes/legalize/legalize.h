@@ -79,6 +79,7 @@ void registerBitwiseRules();
 void registerQuantizeRules();
 void registerEinsumRules();
 void registerLayoutRules();
+void registerGradRules();
 void registerNNExtraRules();
 void registerCclRules();
 

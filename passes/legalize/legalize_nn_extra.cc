@@ -99,8 +99,11 @@ std::vector<Tensor> crossEntropyWithLogits(Ctx& ctx) {
 // topi.nn.nll_loss: per target element -w[t] * pred[.., t, ..] (0 where t is ignore_index), then
 // summed, or divided by the summed weights for "mean"; a 0-d target is not reduced.
 std::vector<Tensor> nllLoss(Ctx& ctx) {
-  auto pred = ctx.arg(0), target = ctx.arg(1), weights = ctx.arg(2);
-  if (!pred || !target || !weights || !pred->dtype().isFloat() || weights->ndim() != 1) return {};
+  // Without weights (TVM leaves that call alone) every class weighs 1.
+  auto pred = ctx.arg(0), target = ctx.arg(1);
+  std::optional<Tensor> weights = ctx.call.args.size() > 2 ? ctx.arg(2) : std::nullopt;
+  if (!pred || !target || (ctx.call.args.size() > 2 && !weights) || !pred->dtype().isFloat() || (weights && weights->ndim() != 1)) return {};
+  auto weightOf = [&](const PrimExpr& cls) { return weights ? (*weights)({cls}) : te::constant(1, pred->dtype()); };
   size_t tn = target->ndim();
   if (pred->ndim() != (tn == 0 ? 1 : tn + 1)) return {};
   std::string reduction = ops::attrString(ctx.call, "reduction", "mean");
@@ -117,7 +120,7 @@ std::vector<Tensor> nllLoss(Ctx& ctx) {
       p.push_back(cls);
       p.insert(p.end(), i.begin() + 1, i.end());
     }
-    PrimExpr v = te::bin(NodeKind::Mul, te::bin(NodeKind::Sub, te::constant(0, t), (*pred)(p)), (*weights)({cls}));
+    PrimExpr v = te::bin(NodeKind::Mul, te::bin(NodeKind::Sub, te::constant(0, t), (*pred)(p)), weightOf(cls));
     return PrimExpr(make<Select>(keep(i), v, te::constant(0, t)));
   }, "ax");
   if (reduction == "none") return {loss};
@@ -131,7 +134,7 @@ std::vector<Tensor> nllLoss(Ctx& ctx) {
   if (reduction == "sum") return {sum};
   if (reduction != "mean") return {};
   Tensor w = ctx.kb.compute("nll_loss", target->shape(), t, [&](const Indices& i) {
-    return PrimExpr(make<Select>(keep(i), (*weights)({(*target)(i)}), te::constant(0, t)));
+    return PrimExpr(make<Select>(keep(i), weightOf((*target)(i)), te::constant(0, t)));
   }, "ax");
   Tensor wsum = total(w);
   return {ctx.kb.compute("T_divide", {}, t, [&](const Indices& i) { return te::bin(NodeKind::Div, sum(i), wsum(i)); }, "ax")};

@@ -374,6 +374,32 @@ inline void layoutTransformCases(const CaseCheck& check) {
   check({"x: " + T("(3, 4)"), "R.layout_transform(x, index_map=lambda i, j: (j, i))", {{3, 4}}});
 }
 
+// The grad.* backward kernels Gradient emits (take, nll_loss, max/avg_pool2d), checked against the
+// reference evaluator's adjoints: strides, padding, dilation, ceil_mode, count_include_pad, NHWC.
+inline void gradCases(const CaseCheck& check) {
+  const std::string i64 = "int64";
+  check({"g: " + T("(2, 4, 3)") + ", x: " + T("(2, 3, 3)") + ", i: " + T("(4,)", i64), "R.grad.take_backward(g, x, i, axis=1)", {{2, 4, 3}, {2, 3, 3}, {4}}, 0, 2});
+  check({"g: " + T("(2, 2, 3)") + ", x: " + T("(3, 3)") + ", i: " + T("(2, 2)", "int32"), "R.grad.take_backward(g, x, i, axis=0)", {{2, 2, 3}, {3, 3}, {2, 2}}, 0, 2});
+  check({"g: " + T("(5,)") + ", x: " + T("(2, 3)") + ", i: " + T("(5,)", i64), "R.grad.take_backward(g, x, i)", {{5}, {2, 3}, {5}}, 0, 5});
+  for (const char* red : {"mean", "sum"})
+    check({"g: " + T("()") + ", p: " + T("(2, 3, 4)") + ", t: " + T("(2, 4)", i64) + ", w: " + T("(3,)"),
+           std::string("R.grad.nll_loss_backward(g, p, t, w, reduction=\"") + red + "\", ignore_index=1)", {{}, {2, 3, 4}, {2, 4}, {3}}, 0, 2});
+  check({"g: " + T("(2, 4)") + ", p: " + T("(2, 3, 4)") + ", t: " + T("(2, 4)", i64) + ", w: " + T("(3,)"), "R.grad.nll_loss_backward(g, p, t, w, reduction=\"none\")",
+         {{2, 4}, {2, 3, 4}, {2, 4}, {3}}, 0, 2});
+  check({"g: " + T("()") + ", p: " + T("(3,)") + ", t: " + T("()", i64) + ", w: " + T("(3,)"), "R.grad.nll_loss_backward(g, p, t, w)", {{}, {3}, {}, {3}}, 0, 2});
+  // The forward nll_loss without weights (every class weighs 1), which the Gradient tests use.
+  check({"p: " + T("(2, 3, 4)") + ", t: " + T("(2, 4)", i64), "R.nn.nll_loss(p, t)", {{2, 3, 4}, {2, 4}}, 0, 2});
+  for (const char* kind : {"max", "avg"}) {
+    std::string op = std::string("R.grad.") + kind + "_pool2d_backward";
+    check({"g: " + T("(1, 2, 3, 3)") + ", x: " + T("(1, 2, 6, 6)"), op + "(g, x, pool_size=[2, 2], strides=[2, 2])", {{1, 2, 3, 3}, {1, 2, 6, 6}}});
+    check({"g: " + T("(1, 2, 4, 4)") + ", x: " + T("(1, 2, 7, 7)"), op + "(g, x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])", {{1, 2, 4, 4}, {1, 2, 7, 7}}});
+    check({"g: " + T("(1, 1, 2, 3)") + ", x: " + T("(1, 1, 7, 6)"), op + "(g, x, pool_size=[3, 2], strides=[2, 2], dilation=[2, 1], ceil_mode=True)", {{1, 1, 2, 3}, {1, 1, 7, 6}}});
+    check({"g: " + T("(1, 4, 4, 2)") + ", x: " + T("(1, 7, 7, 2)"), op + "(g, x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], count_include_pad=True, layout=\"NHWC\")",
+           {{1, 4, 4, 2}, {1, 7, 7, 2}}});
+  }
+  check({"g: " + T("(3, 2, 6, 5)") + ", x: " + T("(3, 2, 10, 10)"), "R.grad.avg_pool2d_backward(g, x, (5, 5), (2, 2), (2, 1, 2, 1), (1, 1), True)", {{3, 2, 6, 5}, {3, 2, 10, 10}}});
+}
+
 // Split and concat.
 inline void splitConcatCases(const CaseCheck& check) {
   check({"x: " + T("(6, 5)"), "R.split(x, indices_or_sections=3, axis=0)", {{6, 5}}});

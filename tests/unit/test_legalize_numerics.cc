@@ -49,6 +49,8 @@ TEST_CASE("legalize numerics: reshape, permute_dims, expand_dims, squeeze", "[le
 
 TEST_CASE("legalize numerics: layout_transform (splits with and without padding, fusions, permutations)", "[legalize]") { layoutTransformCases(check); }
 
+TEST_CASE("legalize numerics: grad.* backward kernels (take, nll_loss, max/avg_pool2d)", "[legalize]") { gradCases(check); }
+
 TEST_CASE("legalize numerics: split and concat", "[legalize]") { splitConcatCases(check); }
 
 TEST_CASE("legalize numerics: creation and tril/triu", "[legalize]") { creationCases(check); }

@@ -94,6 +94,8 @@ TEST_CASE("llvm kernels: activations, softmax, layer_norm", "[llvm]") { activati
 TEST_CASE("llvm kernels: reshape, permute_dims, expand_dims, squeeze", "[llvm]") { layoutCases(check); }
 
 TEST_CASE("llvm kernels: layout_transform (splits with and without padding, fusions, permutations)", "[llvm]") { layoutTransformCases(check); }
+
+TEST_CASE("llvm kernels: grad.* backward kernels (take, nll_loss, max/avg_pool2d)", "[llvm]") { gradCases(check); }
 TEST_CASE("llvm kernels: split and concat", "[llvm]") { splitConcatCases(check); }
 TEST_CASE("llvm kernels: creation and tril/triu", "[llvm]") { creationCases(check); }
 TEST_CASE("llvm kernels: reductions", "[llvm]") { reductionCases(check); }
