@@ -192,6 +192,11 @@ std::string describeOptionValue(const Attr& v) {
       for (size_t i = 0; i < v->map.size(); ++i) s += (i ? ", \"" : "\"") + v->map[i].first + "\": " + describeOptionValue(v->map[i].second);
       return s + "}";
     }
+    case AttrValue::Ctor: {
+      std::string s = v->s + "(";
+      for (size_t i = 0; i < v->array.size(); ++i) s += (i ? ", " : "") + describeOptionValue(v->array[i]);
+      return s + ")";
+    }
     default: return "?";
   }
 }
@@ -238,9 +243,39 @@ Result<Attr> literal(const ast::Expr* e) {
       }
       return AttrValue::map_(std::move(entries));
     }
+    case K::Call: {
+      // A virtual device, as TVMScript's I.vdevice or Python's tvm.ir.VDevice writes it:
+      // (target, vdevice_id=0, memory_scope="global"), kept as the constructor I.vdevice.
+      std::string callee = e->a ? e->a->dottedName() : "";
+      if (callee != "I.vdevice" && callee != "VDevice" && callee != "ir.VDevice" && callee != "tvm.ir.VDevice") break;
+      static const char* names[] = {"target", "vdevice_id", "memory_scope"};
+      std::vector<Attr> args = {Attr(), AttrValue::integer(0), AttrValue::str("global")};
+      std::vector<bool> given(3, false);
+      size_t pos = 0;
+      for (auto* a : e->items) {
+        size_t slot = pos;
+        const ast::Expr* v = a;
+        if (a->kind == K::Keyword) {
+          slot = 3;
+          for (size_t i = 0; i < 3; ++i)
+            if (a->str == names[i]) slot = i;
+          if (slot == 3) return Error(callee + " has no argument '" + a->str + "' (it takes target, vdevice_id, memory_scope)");
+          v = a->a;
+        } else {
+          ++pos;
+        }
+        if (slot >= 3) return Error(callee + " takes at most 3 arguments: target, vdevice_id, memory_scope");
+        if (given[slot]) return Error(callee + " got argument '" + std::string(names[slot]) + "' twice");
+        given[slot] = true;
+        RLX_TRY(x, literal(v));
+        args[slot] = x;
+      }
+      if (!given[0]) return Error(callee + " needs a target, e.g. I.vdevice(\"llvm\")");
+      return AttrValue::ctor("I.vdevice", std::move(args));
+    }
     default: break;
   }
-  return Error("pass options take Python literals: numbers, strings, True/False, None, lists, tuples and dicts");
+  return Error("pass options take Python literals: numbers, strings, True/False, None, lists, tuples and dicts (and I.vdevice(...))");
 }
 
 // Splits at top-level commas (brackets and strings respected).
@@ -275,6 +310,13 @@ std::string trim(const std::string& s) {
 }
 
 }  // namespace
+
+Result<Attr> parseOptionLiteral(const std::string& text) {
+  ast::Arena arena;
+  auto line = syntax::parseLine(text, 0, 0, arena, 64);
+  if (!line.ok() || !line->stmt || !line->stmt->value || line->stmt->kind != ast::Stmt::ExprStmt) return Error("cannot read '" + text + "' as a Python literal");
+  return literal(line->stmt->value);
+}
 
 const char* presetPipeline(const std::string& name) {
   // Optimization presets over the Relax-level catalogue: O1 cleans up, O2 also simplifies

@@ -36,6 +36,8 @@ class PassOptions {
 
 // A literal option value as Python would print it (for messages): 3, "x", [1, 2], {"a": 1}.
 std::string describeOptionValue(const Attr& value);
+// One option value written as text ('I.vdevice("metal", 1)', '[1, 2]'), read as the pipeline reads it.
+Result<Attr> parseOptionLiteral(const std::string& text);
 
 struct PassEntry {
   const char* name;
