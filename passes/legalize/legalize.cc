@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "ir/arith.h"
+#include "ir/ops/infer_util.h"
 
 namespace rlx::legalize {
 
@@ -165,6 +166,15 @@ PrimExpr idxFloorDiv(const PrimExpr& a, int64_t c) {
   if (c == 1) return a;
   if (auto f = foldConstants(NodeKind::FloorDiv, a, intImm(c, a->dtype))) return f;
   return te::bin(NodeKind::FloorDiv, a, intImm(c, a->dtype));
+}
+
+std::optional<std::pair<bool, int64_t>> takeAxisOf(const Call& call, size_t ndim) {
+  auto* attr = ops::findAttr(call, "axis");
+  if (!attr || !*attr) return std::pair<bool, int64_t>{true, 0};
+  int64_t axis = ops::attrInt(call, "axis", 0);
+  if (axis < 0) axis += int64_t(ndim);
+  if (axis < 0 || axis >= int64_t(ndim)) return std::nullopt;
+  return std::pair<bool, int64_t>{false, axis};
 }
 
 }  // namespace rlx::legalize

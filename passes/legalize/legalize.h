@@ -87,6 +87,10 @@ void registerCclRules();
 // (trailing dims aligned; a dim of constant extent 1 under a larger output dim reads index 0).
 te::Indices broadcastIndex(const te::Tensor& t, const te::Indices& out, const std::vector<PrimExpr>& outShape);
 
+// take's axis attribute (shared by take and take_backward): {true, 0} for axis=None (take from the
+// flattened data), else {false, the axis in [0, ndim)}; nullopt when out of range.
+std::optional<std::pair<bool, int64_t>> takeAxisOf(const Call& call, size_t ndim);
+
 // The input indices of element `out` (of outShape) of a reshape from `in`: topi's ravel of the
 // output index and unravel into the input shape, in TVM's simplified form.
 te::Indices reshapeIndex(const te::Indices& out, const std::vector<PrimExpr>& outShape, const std::vector<PrimExpr>& in);

@@ -85,11 +85,9 @@ std::vector<Tensor> nllLossBackward(Ctx& ctx) {
 std::vector<Tensor> takeBackward(Ctx& ctx) {
   auto g = ctx.arg(0), x = ctx.arg(1), ind = ctx.arg(2);
   if (!g || !x || !ind || ind->dtype().isFloat() || ops::attrString(ctx.call, "mode", "fast") != "fast") return {};
-  auto axisOpt = ops::findAttr(ctx.call, "axis");
-  bool flat = !axisOpt || !*axisOpt;
-  int64_t axis = flat ? 0 : ops::attrInt(ctx.call, "axis", 0);
-  if (axis < 0) axis += int64_t(x->ndim());
-  if (axis < 0 || axis >= int64_t(x->ndim())) return {};
+  auto takeAxis = takeAxisOf(ctx.call, x->ndim());
+  if (!takeAxis) return {};
+  auto [flat, axis] = *takeAxis;
   size_t ni = ind->ndim();
   if (g->ndim() != (flat ? ni : x->ndim() - 1 + ni)) return {};
   std::vector<te::ReduceAxis> axes;

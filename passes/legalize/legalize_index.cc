@@ -41,11 +41,9 @@ std::vector<Tensor> take(Ctx& ctx) {
   if (!x || !ind || !shape || ind->dtype().isFloat()) return {};
   // Fast mode reads the index as given; the clip and wrap modes are not legalized here.
   if (ops::attrString(ctx.call, "mode", "fast") != "fast") return {};
-  auto axisOpt = ops::findAttr(ctx.call, "axis");
-  bool flat = !axisOpt || !*axisOpt;
-  int64_t axis = flat ? 0 : ops::attrInt(ctx.call, "axis", 0);
-  if (axis < 0) axis += int64_t(x->ndim());
-  if (axis < 0 || axis >= int64_t(x->ndim())) return {};
+  auto takeAxis = takeAxisOf(ctx.call, x->ndim());
+  if (!takeAxis) return {};
+  auto [flat, axis] = *takeAxis;
   size_t ni = ind->ndim();
   return {ctx.kb.compute("T_take", *shape, x->dtype(), [&](const Indices& o) {
     Indices pos(o.begin() + axis, o.begin() + axis + ni);
