@@ -4,6 +4,7 @@
 
 #include "parser/relax_builder.h"
 #include "parser/line_parser.h"
+#include "parser/parser.h"
 
 namespace rlx {
 
@@ -86,34 +87,51 @@ Result<Expr> RelaxBuilder::toExpr(const PyValue& v, Span span, bool inTuple) {
 }
 
 // `lambda i, j: (i // 4, j)` (an index map, as `R.layout_transform` takes it): fresh index vars of
-// `dtype` for the params, the body evaluated over them. The value is T.index_map([vars], [results]).
-Result<PyValue> RelaxBuilder::evalIndexMap(const ast::Expr* lambda, DataType dtype) {
+// `dtype` for the params, the body evaluated over them in `scope`. The value is
+// T.index_map([vars], [results]). Shared by the module parser and parseIndexMap (pass options).
+Result<PyValue> evalIndexMapLambda(const ast::Expr* lambda, DataType dtype, PrimScope& scope) {
   PyValue vars, results, out;
   vars.kind = results.kind = PyValue::List;
-  primScope_.push();
+  scope.push();
   for (auto* p : lambda->items) {
     auto v = make<PrimVar>(p->str, dtype);
-    primScope_.define(p->str, v);
+    scope.define(p->str, v);
     vars.items.push_back(primPy(v, p->span));
   }
   const ast::Expr* body = lambda->a;
   std::vector<const ast::Expr*> parts;
   if (body->kind == AK::Tuple) parts.assign(body->items.begin(), body->items.end());
   else parts.push_back(body);
+  PrimEvalOptions opts;
+  opts.intLiteral = DataType::int64();
   for (auto* r : parts) {
-    auto value = evalPrimValue(r);
+    auto value = evalPrim(r, scope, opts);
     if (!value) {
-      primScope_.pop();
+      scope.pop();
       return value.error();
     }
     results.items.push_back(primPy(*value, r->span));
   }
-  primScope_.pop();
+  scope.pop();
   out.kind = PyValue::Ctor;
   out.s = "T.index_map";
   out.items = {vars, results};
   out.span = lambda->span;
   return out;
+}
+
+Result<PyValue> RelaxBuilder::evalIndexMap(const ast::Expr* lambda, DataType dtype) { return evalIndexMapLambda(lambda, dtype, primScope_); }
+
+Result<PyValue> parseIndexMap(const std::string& text, const std::string& sourceName, DataType dtype) {
+  uint32_t file = sources::add(sourceName, text);
+  ast::Arena arena;
+  auto line = syntax::parseLine(text, file, 0, arena, 64);
+  if (!line.ok()) return line.error();
+  const ast::Expr* e = line->stmt && line->stmt->kind == ast::Stmt::ExprStmt ? line->stmt->value : nullptr;
+  if (!e || e->kind != AK::Lambda)
+    return Error("an index map is a lambda: \"lambda i, j: (i // 4, j)\"", sources::spanAt(file, 0, uint32_t(text.size())));
+  PrimScope scope;
+  return evalIndexMapLambda(e, dtype, scope);
 }
 
 Result<PrimExpr> RelaxBuilder::evalPrimValue(const ast::Expr* e) {

@@ -5,6 +5,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/module.h"
+#include "ir/op.h"
 
 namespace rlx {
 
@@ -23,5 +24,11 @@ IRModuleRef parseModule(const std::string& text, const std::string& sourceName, 
 
 // Reads a file ("-" = stdin) and parses it; I/O errors become diagnostics too.
 IRModuleRef parseFile(const std::string& path, DiagnosticEngine& diag, const ParseOptions& opts = {});
+
+// Parses `text`, an index map in TVMScript's lambda syntax (`lambda i, j: (i // 4, j)`, as passes
+// take them in their options), into the value R.layout_transform's index_map takes:
+// T.index_map([vars], [results]) with index vars of `dtype`. Errors carry a span into `text`,
+// registered as source `sourceName` (line 1, the column of the bad token).
+Result<PyValue> parseIndexMap(const std::string& text, const std::string& sourceName, DataType dtype = DataType::int64());
 
 }  // namespace rlx
