@@ -65,6 +65,7 @@ bool isTensorOrTupleOfTensors(const StructInfo& s) {
 // differs, else a layout_transform with the index map between them.
 Expr convertLeaf(const Expr& x, const std::string& from, const std::string& to) {
   auto f = layout::parse(from), t = layout::parse(to);
+  if (!f || !t) return x;  // unreachable: the options' layouts are checked and decisions keep their axes
   if (f->size() == t->size()) {
     std::vector<int64_t> axes;
     for (auto& a : *t)
@@ -316,6 +317,23 @@ class LayoutConverter : public ExprMutator, public RuleContext {
 }  // namespace
 }  // namespace convert_layout
 
+namespace {
+
+// Whether `layout`'s primal (upper-case) axes are exactly the letters of `axes`.
+bool sameAxes(const std::string& layout, const std::string& axes) {
+  auto parsed = layout::parse(layout);
+  if (!parsed) return false;
+  std::string primal;
+  for (auto& a : *parsed)
+    if (a.primal()) primal += a.letter;
+  std::sort(primal.begin(), primal.end());
+  std::string want = axes;
+  std::sort(want.begin(), want.end());
+  return primal == want;
+}
+
+}  // namespace
+
 Result<Pass> createConvertLayoutPass(PassOptions& options) {
   using namespace convert_layout;
   DesiredMap desired;
@@ -334,6 +352,9 @@ Result<Pass> createConvertLayoutPass(PassOptions& options) {
         return Error("ConvertLayout: desired_layouts[\"" + key + "\"] must be a list of layout strings, not " + describeOptionValue(value));
       if (item->s != "default" && !layout::parse(item->s))
         return Error("ConvertLayout: \"" + item->s + "\" in desired_layouts[\"" + key + "\"] is not a layout (upper-case axes, split axes written 4c)");
+      if (item->s != "default" && !sameAxes(item->s, desiredLayoutAxes(op, layouts.size())))
+        return Error("ConvertLayout: \"" + item->s + "\" in desired_layouts[\"" + key + "\"] must hold the axes " + desiredLayoutAxes(op, layouts.size()) +
+                     " (in any order, split axes allowed), as position " + std::to_string(layouts.size()) + " of " + op + " does");
       layouts.push_back(item->s);
     }
     bool conv = op.find(".nn.conv") != std::string::npos;

@@ -59,5 +59,8 @@ using LayoutRule = std::function<std::optional<LayoutDecision>(const RuleContext
 const LayoutRule* findLayoutRule(const std::string& name);
 // Whether the op takes an entry in desired_layouts (the convolutions and resizes).
 bool acceptsDesiredLayout(const std::string& name);
+// The primal axes a desired layout of op `name` must hold at `position` (0 data, 1 kernel, 2
+// output), in canonical order: "NCHW" for conv2d's data, "OIHW" for its kernel.
+std::string desiredLayoutAxes(const std::string& name, size_t position);
 
 }  // namespace rlx::convert_layout

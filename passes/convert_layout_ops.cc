@@ -523,4 +523,11 @@ bool acceptsDesiredLayout(const std::string& name) {
          name == "relax.image.resize2d" || name == "relax.image.resize3d";
 }
 
+std::string desiredLayoutAxes(const std::string& name, size_t position) {
+  bool resize = name.rfind("relax.image.resize", 0) == 0;
+  std::string spatial = name.find("1d") != std::string::npos ? "W" : name.find("2d") != std::string::npos ? "HW" : "DHW";
+  if (resize || position != 1) return "NC" + spatial;
+  return "OI" + spatial;
+}
+
 }  // namespace rlx::convert_layout
