@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/arith.h"
+#include "ir/block_builder.h"
 #include "ir/struct_info.h"
 #include "ir/tir_eval.h"
 
@@ -299,8 +301,34 @@ class FunctionEvaluator {
     concrete->sinfo = sinfoSubstitute(sinfoOf(e), syms_);
     concrete->span = e->span;
     auto r = evaluateCall(*concrete, args);
+    if (!r.ok() && !staticSInfo(concrete->sinfo)) {
+      // A result shape only the argument values decide (R.zeros of a shape parameter): inferred
+      // again from the arguments as constants.
+      std::vector<Expr> constArgs;
+      for (auto& a : args) constArgs.push_back(a.kind == Value::Closure ? Expr() : valueToExpr(a));
+      bool all = std::all_of(constArgs.begin(), constArgs.end(), [](const Expr& x) { return bool(x); });
+      auto byValue = make<Call>(c->op, std::move(constArgs), c->attrs, concrete->sinfoArgs);
+      if (auto inferred = all ? inferCallSInfo(*byValue) : Result<StructInfo>(Error("")); inferred.ok()) {
+        concrete->sinfo = inferred.value();
+        r = evaluateCall(*concrete, args);
+      }
+    }
     if (!r.ok()) return std::move(r.error().at(e->span));
     return r;
+  }
+
+  // Whether every tensor in `s` has a known shape of constant dims.
+  static bool staticSInfo(const StructInfo& s) {
+    if (auto t = s.as<TensorSInfo>()) {
+      if (!t->dims()) return false;
+      for (auto& d : *t->dims())
+        if (!d.as<IntImm>()) return false;
+      return true;
+    }
+    if (auto t = s.as<TupleSInfo>())
+      for (auto& f : t->fields)
+        if (!staticSInfo(f)) return false;
+    return true;
   }
 
   const IRModule& mod_;

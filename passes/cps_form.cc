@@ -2,6 +2,8 @@
 // function-type maps between direct style and CPS, and recognition of direct-style wrappers.
 #include "passes/cps_form.h"
 
+#include <cctype>
+
 namespace rlx {
 
 bool isContinuationSInfo(const StructInfo& s) {
@@ -102,7 +104,9 @@ std::optional<std::string> cpsWrapperTarget(const IRModule& mod, const Function&
 
 std::string freshName(const std::string& base, std::set<std::string>& taken) {
   std::string name = base;
-  for (int i = 1; taken.count(name); ++i) name = base + std::to_string(i);
+  // x, x1, x2; but x1, x1_1, x1_2 (x11 would read as a name of its own).
+  std::string stem = !base.empty() && std::isdigit(static_cast<unsigned char>(base.back())) ? base + "_" : base;
+  for (int i = 1; taken.count(name); ++i) name = stem + std::to_string(i);
   taken.insert(name);
   return name;
 }

@@ -32,7 +32,7 @@ bool signatureMentionsCallable(const Function& f);
 // Returns the name of the CPS function called, or nullopt when `f` is not such a wrapper.
 std::optional<std::string> cpsWrapperTarget(const IRModule& mod, const Function& f);
 
-// A name starting with `base` not in `taken` (base, base1, base2, ...), added to `taken`.
+// A name starting with `base` not in `taken` (base, base1, ...; x1, x1_1, ...), added to `taken`.
 std::string freshName(const std::string& base, std::set<std::string>& taken);
 
 }  // namespace rlx

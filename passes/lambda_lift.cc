@@ -163,6 +163,8 @@ class LambdaLifter : public ExprMutator {
   }
 
   Expr visitFunction(const Ref<Function>& f) override {
+    // Module functions may share symbolic vars (copies made by passes): definers are per function.
+    if (!currentLambda_) definers_.clear();
     for (auto& p : f->params) noteDefiner(p, p->sinfo);
     if (!currentLambda_) return ExprMutator::visitFunction(f);  // module-level function
     const Var* self = currentLambda_;

@@ -515,11 +515,15 @@ FunctionRef makeWrapper(const FunctionRef& fref, const GlobalVarRef& cps) {
   return fn;
 }
 
-Result<IRModuleRef> toCps(const IRModuleRef& mod, const std::optional<std::string>& only, const std::string& passName) {
+Result<IRModuleRef> toCps(const IRModuleRef& mod, const std::optional<std::string>& only) {
+  if (only) {  // converted already: nothing to do (a second to_cps changes nothing)
+    auto f = mod->lookup(*only).as<Function>();
+    if (f && (isCpsFunction(*f) || cpsWrapperTarget(*mod, *f))) return mod;
+  }
   Plan plan = planConversion(*mod, only);
   if (only && !plan.convert.count(*only)) {
-    if (!mod->find(*only)) return Error(passName + ": the module has no function \"" + *only + "\"");
-    return Error(passName + ": \"" + *only + "\" cannot be converted to CPS: " + plan.why[*only]);
+    if (!mod->find(*only)) return Error("the module has no function \"" + *only + "\"");
+    return Error("\"" + *only + "\" cannot be converted to CPS: " + plan.why[*only]);
   }
   if (plan.convert.empty()) return mod;
   std::set<std::string> taken;
@@ -555,12 +559,12 @@ Result<IRModuleRef> toCps(const IRModuleRef& mod, const std::optional<std::strin
 }  // namespace
 
 Result<Pass> createToCPSPass(PassOptions&) {
-  return Pass({"ToCPS", 1, {}}, [](const IRModuleRef& mod, const PassContext&) { return toCps(mod, std::nullopt, "ToCPS"); });
+  return Pass({"ToCPS", 1, {}}, [](const IRModuleRef& mod, const PassContext&) { return toCps(mod, std::nullopt); });
 }
 
 Result<Pass> createto_cpsPass(PassOptions& options) {
   std::string func = options.string("func").value_or("main");
-  return Pass({"to_cps", 1, {}}, [func](const IRModuleRef& mod, const PassContext&) { return toCps(mod, func, "to_cps"); });
+  return Pass({"to_cps", 1, {}}, [func](const IRModuleRef& mod, const PassContext&) { return toCps(mod, func); });
 }
 
 }  // namespace rlx

@@ -153,7 +153,7 @@ class DirectConverter : public ExprMutator {
   std::string error_;
   int scopes_ = 0;
 
-  Error fail(const std::string& what, const Span& span = Span()) const { return Error("un_cps: " + name_ + ": " + what, span); }
+  Error fail(const std::string& what, const Span& span = Span()) const { return Error(name_ + ": " + what, span); }
 
   Expr withDirectSInfo(const Expr& out, const Expr& old) {
     StructInfo s = directSInfo(out->sinfo);
@@ -427,16 +427,16 @@ Result<IRModuleRef> unCps(const IRModuleRef& mod, const std::optional<std::strin
   std::set<std::string> targets;
   if (only) {
     auto* entry = mod->find(*only);
-    if (!entry) return Error("un_cps: the module has no function \"" + *only + "\"");
+    if (!entry) return Error("the module has no function \"" + *only + "\"");
     auto f = entry->func.as<Function>();
     if (!f || !isCpsFunction(*f))
-      return Error("un_cps: \"" + *only + "\" is not in CPS: its last parameter must be a continuation R.Callable((T,), R.Object) and it must return R.Object");
+      return Error("\"" + *only + "\" is not in CPS: its last parameter must be a continuation R.Callable((T,), R.Object) and it must return R.Object");
     std::vector<StructInfo> sig;
     for (size_t i = 0; i + 1 < f->params.size(); ++i) sig.push_back(sinfoOf(f->params[i]));
     sig.push_back((*sinfoOf(f->params.back()).as<FuncSInfo>()->params)[0]);
     for (auto& s : sig)
       if (mentionsCallable(s))
-        return Error("un_cps: \"" + *only + "\" takes or returns functions, so its callers pass CPS closures: run un_cps without func to convert them together");
+        return Error("\"" + *only + "\" takes or returns functions, so its callers pass CPS closures: run un_cps without func to convert them together");
     targets.insert(*only);
   } else {
     for (auto& e : mod->functions)
