@@ -531,8 +531,8 @@ class PartialEvaluator {
       return emit(b, residual, Known(), dataflow, env, out);
     }
     Known callee = evalAtom(c->op, env);
-    if (callee.kind == Known::Closure && !dataflow) {
-      if (auto r = unfoldClosure(*callee.closure, args, out)) return bindResult(b, *r, env, out);
+    if (callee.kind == Known::Closure && callee.closure && !dataflow) {
+      if (auto r = unfoldClosure(callee, args, out)) return bindResult(b, *r, env, out);
     }
     if (callee.kind == Known::Func) {
       auto fn = mod_->lookup(callee.func).as<Function>();
@@ -613,19 +613,27 @@ class PartialEvaluator {
     return r;
   }
 
-  std::optional<Known> unfoldClosure(const ClosureInfo& c, const std::vector<Known>& args, Emitter& out) {
+  std::optional<Known> unfoldClosure(const Known& callee, const std::vector<Known>& args, Emitter& out) {
+    const ClosureInfo& c = *callee.closure;
     int& depth = activeLocal_[c.fn.get()];
     if (depth >= maxDepth_) return std::nullopt;
-    if (depth > 0) {  // a recursive call: unrolled only on known arguments, where control is static
-      bool anyKnown = false;
-      for (auto& a : args) anyKnown |= a.known();
-      if (!anyKnown || frame_->dynamicDepth > 0) return std::nullopt;
-    }
+    bool anyKnown = false;
+    for (auto& a : args) anyKnown |= a.known();
+    // A recursive local function is unrolled only on known arguments (else the first level would
+    // be copied for nothing), and its recursive calls only where control is static.
+    if (c.self && callsItself(c) && (!anyKnown || (depth > 0 && frame_->dynamicDepth > 0))) return std::nullopt;
     Env inner = *c.env;
+    if (c.self) inner.vars[c.self] = callee;  // the snapshot was taken before the closure was complete
     ++depth;
     std::optional<Known> r = unfold(*c.fn, inner, args, out);
     --activeLocal_[c.fn.get()];
     return r;
+  }
+
+  static bool callsItself(const ClosureInfo& c) {
+    bool found = false;
+    walkExpr(c.fn->body, [&](const Expr& e) { found |= e.get() == c.self; });
+    return found;
   }
 
   // A call of the copy of `name` specialized on the known arguments (reuseOnly: only one made

@@ -30,6 +30,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/block_builder.h"
 #include "ir/expr_mutator.h"
 #include "ir/expr_walk.h"
 #include "ir/struct_info.h"
@@ -99,9 +100,9 @@ struct Tail {
 
 class DirectConverter : public ExprMutator {
  public:
-  // directOf: the CPS functions converted, with the GlobalVar of their direct version and its
-  // return struct info; `mod` for the CPS functions that stay.
-  DirectConverter(const IRModule& mod, const std::map<std::string, GlobalVarRef>& directOf) : mod_(mod), directOf_(directOf) {}
+  // directOf: the CPS functions converted, with the GlobalVar of their direct version (its struct
+  // info the direct signature); calls of other CPS functions pass the identity continuation.
+  explicit DirectConverter(const std::map<std::string, GlobalVarRef>& directOf) : directOf_(directOf) {}
 
   Result<FunctionRef> convertFunction(const FunctionRef& h, const std::string& name) {
     name_ = name;
@@ -140,7 +141,6 @@ class DirectConverter : public ExprMutator {
     FunctionRef fn;
     int scope;
   };
-  const IRModule& mod_;
   const std::map<std::string, GlobalVarRef>& directOf_;
   std::string name_;
   std::unordered_map<const Var*, std::vector<VarUse>> uses_;
@@ -255,10 +255,7 @@ class DirectConverter : public ExprMutator {
     return fn;
   }
 
-  Expr mapped(const Expr& e) {
-    Expr out = mutate(e);
-    return out;
-  }
+  Expr mapped(const Expr& e) { return mutate(e); }
 
   // Direct style of items[i..] then `result`, into `out`; returns where the code ends.
   Result<Tail> convertSeq(const std::vector<Item>& items, size_t i, const Expr& result, int scope, Emitter& out) {
@@ -348,17 +345,23 @@ class DirectConverter : public ExprMutator {
       auto it = directOf_.find(g->name);
       if (it == directOf_.end()) return identityCall(g, std::move(args), directSInfo(valueSInfo), span, out);
       auto call = make<Call>(it->second, std::move(args));
-      call->sinfo = it->second->sinfo.as<FuncSInfo>()->ret;
+      call->sinfo = callSInfo(*call, valueSInfo);
       call->span = c.span;
       return Expr(call);
     }
     Expr callee = mapped(c.op);
     if (!error_.empty()) return fail(error_, span);
     auto call = make<Call>(callee, std::move(args), c.attrs);
-    auto fs = sinfoOf(callee).as<FuncSInfo>();
-    call->sinfo = fs ? fs->ret : directSInfo(valueSInfo);
+    call->sinfo = callSInfo(*call, valueSInfo);
     call->span = c.span;
     return Expr(call);
+  }
+
+  // A direct call's struct info as the normalizer infers it (the callee's symbolic vars bound from
+  // the arguments), else what the continuation it stood for received.
+  static StructInfo callSInfo(const Call& call, const StructInfo& continuationValue) {
+    auto inferred = inferCallSInfo(call);
+    return inferred.ok() ? inferred.value() : directSInfo(continuationValue);
   }
 
   // A CPS function that stays: called with the identity continuation, its answer cast back.
@@ -395,7 +398,7 @@ class DirectConverter : public ExprMutator {
       out.add(nb, false);
       return Tail{k, var};
     }
-    if (!inlined_.insert(k).second) return fail("the continuation " + std::string(k == nullptr ? "" : localName(k)) + " is used twice", span);
+    if (!inlined_.insert(k).second) return fail("the continuation " + k->name + " is used twice", span);
     const Function& f = *it->second.fn;
     VarRef param = define(f.params[0]);
     auto nb = make<Binding>(param, value);
@@ -404,7 +407,6 @@ class DirectConverter : public ExprMutator {
     return convertSeq(itemsOf(f.body), 0, resultOf(f.body), scope, out);
   }
 
-  std::string localName(const Var* v) const { return v->name; }
 };
 
 // ---------------------------------------------------------------- the module
@@ -497,7 +499,7 @@ Result<IRModuleRef> unCps(const IRModuleRef& mod, const std::optional<std::strin
     directOf[t] = g;
   }
 
-  DirectConverter converter(*mod, directOf);
+  DirectConverter converter(directOf);
   std::map<std::string, FunctionRef> direct;
   for (auto& t : targets) {
     auto h = mod->lookup(t).as<Function>();
