@@ -18,7 +18,8 @@
 //  - R.match_cast of a value whose struct info proves the cast (a known shape, a static one)
 //    binds the cast's symbolic vars to their values and becomes an alias;
 //  - a call of a known local function or closure (outside dataflow blocks) is unfolded: the body
-//    is evaluated in place, its captured values and the arguments known;
+//    is evaluated in place, its captured values and the arguments known (a recursive local
+//    function only when some argument is known);
 //  - a call of a module Relax function (not a kernel: Primitive, Composite, Codegen functions and
 //    PrimFuncs stay calls) with at least one known argument is specialized: a private copy
 //    <name>_spec (then _spec1, ...) without the known parameters, evaluated with them known, one
@@ -27,9 +28,11 @@
 //    instead (the closure's captured values live in the caller).
 //  - recursion that becomes static is unrolled: a call of a function being specialized or
 //    unfolded, with known arguments, is unfolded in place, at most max_depth (default 8) times
-//    nested per function; past the bound the call stays a call of the original function (with
-//    its known arguments as constants), so the code is still right, and running the pass again
-//    continues the unrolling from there. At most 64 copies are made of one function.
+//    nested per function, and only where control does not depend on run-time values. Otherwise
+//    (inside a residual R.If, or past the bound) it calls the copy made for the same known values
+//    if there is one (a specialized loop calling itself), else the original function with its
+//    known arguments as constants: the code stays right, and running the pass again continues
+//    the unrolling from there. At most 64 copies are made of one function.
 //  - impure calls (R.print, R.call_packed, impure functions) are never evaluated or dropped and
 //    keep their order (a specialized impure function keeps its effects in the copy).
 // Finally unused pure bindings go (as FoldConstant), and private functions no longer called are
@@ -37,7 +40,8 @@
 // than recursion.
 // Before: `def pow(x, n: R.Prim(value="n")): if n == 0: r = ones else: r = x * pow(x, n - 1)`
 //         `def main(x): y = cls.pow(x, R.prim_value(2))`
-// After:  `def pow_spec(x): r = x * (x * ones)`   `def main(x): y = cls.pow_spec(x)`
+// After:  `def pow_spec(x): a = x * <ones constant>; b = x * a; return b`
+//         `def main(x): y = cls.pow_spec(x)`   (pow, no longer called, is gone)
 #include <fmt/format.h>
 
 #include <map>
