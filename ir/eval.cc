@@ -19,6 +19,7 @@ Value Value::ofInt(int64_t x, DataType t) { Value v; v.kind = Prim; v.dtype = t;
 Value Value::ofFloat(double x, DataType t) { Value v; v.kind = Prim; v.dtype = t; v.f = x; return v; }
 Value Value::ofStr(std::string s) { Value v; v.kind = Str; v.str = std::move(s); return v; }
 Value Value::ofDType(DataType t) { Value v; v.kind = DType; v.dtype = t; return v; }
+Value Value::ofClosure(std::shared_ptr<const ClosureData> c) { Value v; v.kind = Closure; v.closure = std::move(c); return v; }
 
 double Value::primDouble() const { return dtype.isFloat() ? f : double(i); }
 int64_t Value::primInt() const { return dtype.isFloat() ? int64_t(f) : i; }
@@ -36,6 +37,7 @@ std::string Value::describe() const {
     case Prim: return fmt::format("a {} prim value", dtype.str());
     case Str: return "a string";
     case DType: return "a dtype";
+    case Closure: return "a closure";
   }
   return "a value";
 }
@@ -152,6 +154,7 @@ Expr valueToExpr(const Value& v) {
       std::vector<StructInfo> sinfos;
       for (auto& f : v.fields) {
         fields.push_back(valueToExpr(f));
+        if (!fields.back()) return nullptr;
         sinfos.push_back(fields.back()->sinfo);
       }
       out = make<Tuple>(std::move(fields));
@@ -179,6 +182,8 @@ Expr valueToExpr(const Value& v) {
       out = make<DataTypeImm>(v.dtype);
       out->sinfo = objectSInfo();
       return out;
+    case Value::Closure:
+      return nullptr;  // a function value has no constant expression
   }
   return out;
 }

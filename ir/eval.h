@@ -2,6 +2,7 @@
 // semantics. FoldConstant uses it to fold calls; the VM tests use it as the oracle for kernels.
 #pragma once
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,9 +14,12 @@
 
 namespace rlx {
 
+struct ClosureData;  // ir/eval_function.cc: a function value of the reference evaluator
+
 // A concrete runtime value an op consumes or produces: what a constant Relax expression denotes.
+// Closure values exist only inside the reference evaluator (ir/eval_function.h); ops never see them.
 struct Value {
-  enum Kind : uint8_t { Tensor, Tuple, Shape, Prim, Str, DType };
+  enum Kind : uint8_t { Tensor, Tuple, Shape, Prim, Str, DType, Closure };
   Kind kind = Tuple;
   NDArrayRef tensor;            // Tensor
   std::vector<Value> fields;    // Tuple
@@ -24,6 +28,7 @@ struct Value {
   int64_t i = 0;                // Prim with an integer/bool dtype
   double f = 0;                 // Prim with a float dtype
   std::string str;              // Str
+  std::shared_ptr<const ClosureData> closure;  // Closure
 
   static Value ofTensor(NDArrayRef t);
   static Value ofTuple(std::vector<Value> f);
@@ -32,6 +37,7 @@ struct Value {
   static Value ofFloat(double v, DataType t = DataType::float64());
   static Value ofStr(std::string s);
   static Value ofDType(DataType t);
+  static Value ofClosure(std::shared_ptr<const ClosureData> c);
 
   bool isTensor() const { return kind == Tensor; }
   // A Prim's value as double / int64 whatever its dtype.
@@ -56,7 +62,7 @@ Result<Value> evaluateOp(const std::string& opName, const std::vector<Value>& ar
 // The concrete value of a constant expression: Constant, ShapeExpr / PrimValue with constant
 // values, StringImm, DataTypeImm, and Tuples of those. nullopt otherwise.
 std::optional<Value> constantValue(const Expr& e);
-// The constant expression denoting `v` (struct info set).
+// The constant expression denoting `v` (struct info set); null for a closure (or a tuple holding one).
 Expr valueToExpr(const Value& v);
 
 // Registration (ir/ops/eval_*.cc); each family file defines one of these, eval.cc calls them once.

@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ir/arith.h"
+#include "ir/block_builder.h"
 #include "ir/struct_info.h"
 #include "ir/tir_eval.h"
 
@@ -34,9 +36,27 @@ StructInfo valueSInfo(const Value& v) {
   }
 }
 
+// A function value: a nested Relax function with the values of the outer vars and symbolic vars
+// it may read, or a module function by name; `trailing` are R.make_closure's captured values, passed
+// after the call's own arguments (as LambdaLift lifts captures to trailing parameters).
+struct ClosureData {
+  FunctionRef func;          // a nested function, or null
+  std::string global;        // a module function's name when func is null
+  const Var* self = nullptr;  // the var a nested function is bound to (recursive local functions)
+  std::unordered_map<const Object*, Value> vars;
+  PrimVarMap syms;
+  std::vector<Value> trailing;
+};
+
 namespace {
 
 constexpr int kMaxDepth = 2000;
+
+// Whether an argument value may be bound to a parameter of struct info `s` without matching
+// shapes: a closure fits a callable or an object parameter.
+bool closureFits(const Value& v, const StructInfo& s) {
+  return v.kind == Value::Closure && (s.as<FuncSInfo>() || s.as<ObjectSInfo>());
+}
 
 class FunctionEvaluator {
  public:
@@ -46,11 +66,32 @@ class FunctionEvaluator {
     if (args.size() != f.params.size())
       return Error(fmt::format("{} takes {} arguments, got {}", name, f.params.size(), args.size()));
     for (size_t k = 0; k < args.size(); ++k) {
-      if (!sinfoMatch(sinfoOf(f.params[k]), valueSInfo(args[k]), syms_))
+      if (args[k].kind == Value::Closure && !closureFits(args[k], sinfoOf(f.params[k])))
+        return Error(fmt::format("{}: argument {} ({}) is a closure, but its annotation is not R.Callable", name, k, f.params[k]->name));
+      if (args[k].kind != Value::Closure && !sinfoMatch(sinfoOf(f.params[k]), valueSInfo(args[k]), syms_))
         return Error(fmt::format("{}: argument {} ({}) is {}, which does not match its annotation", name, k, f.params[k]->name, args[k].describe()));
       vars_[f.params[k].get()] = args[k];
     }
     return eval(f.body);
+  }
+
+  // Calls a function value: the nested function in its captured environment, or the module
+  // function with the closure's captured values appended to the arguments.
+  Result<Value> callClosure(const Value& callee, std::vector<Value> args, const Expr& at) {
+    if (callee.kind != Value::Closure) return Error(fmt::format("cannot call {}", callee.describe()), at->span);
+    if (depth_ >= kMaxDepth) return Error(fmt::format("call depth exceeds {} (unbounded recursion?)", kMaxDepth), at->span);
+    const ClosureData& c = *callee.closure;
+    args.insert(args.end(), c.trailing.begin(), c.trailing.end());
+    FunctionEvaluator inner(mod_, depth_ + 1);
+    if (c.func) {
+      inner.vars_ = c.vars;
+      inner.syms_ = c.syms;
+      if (c.self) inner.vars_[c.self] = callee;
+      return inner.run(*c.func, c.self ? c.self->name : "a local function", args);
+    }
+    auto fn = mod_.lookup(c.global).as<Function>();
+    if (!fn) return Error(fmt::format("the closure's function {} is not a Relax function of the module", c.global), at->span);
+    return inner.run(*fn, c.global, args);
   }
 
  private:
@@ -113,16 +154,36 @@ class FunctionEvaluator {
         return eval(taken ? i->thenBranch : i->elseBranch);
       }
       case NodeKind::Call: return call(e);
-      default: {
-        if (auto v = constantValue(e)) return *v;
-        return Error(fmt::format("the reference evaluator cannot evaluate {}", nodeKindName(e->kind())), e->span);
+      case NodeKind::Function: {  // a closure over the current environment
+        auto data = std::make_shared<ClosureData>();
+        data->func = e.as<Function>();
+        data->vars = vars_;
+        data->syms = syms_;
+        return Value::ofClosure(std::move(data));
       }
+      case NodeKind::GlobalVar: {
+        auto g = e.as<GlobalVar>();
+        if (!mod_.lookup(g->name).as<Function>()) break;
+        auto data = std::make_shared<ClosureData>();
+        data->global = g->name;
+        return Value::ofClosure(std::move(data));
+      }
+      default: break;
     }
+    if (auto v = constantValue(e)) return *v;
+    return Error(fmt::format("the reference evaluator cannot evaluate {}", nodeKindName(e->kind())), e->span);
   }
 
   Status bind(const Binding& b) {
     RLX_TRY(v, eval(b.value));
-    if (b.castSInfo && !sinfoMatch(b.castSInfo, valueSInfo(v), syms_))
+    if (v.kind == Value::Closure && b.value.as<Function>()) {  // a local function may call itself
+      auto data = std::make_shared<ClosureData>(*v.closure);
+      data->self = b.var.get();
+      v = Value::ofClosure(std::move(data));
+    }
+    if (b.castSInfo && v.kind == Value::Closure && !closureFits(v, b.castSInfo))
+      return Error(fmt::format("match_cast of {}: a closure does not match the cast", b.var->name), b.span);
+    if (b.castSInfo && v.kind != Value::Closure && !sinfoMatch(b.castSInfo, valueSInfo(v), syms_))
       return Error(fmt::format("match_cast of {}: {} does not match the cast", b.var->name, v.describe()), b.span);
     vars_[b.var.get()] = std::move(v);
     return okStatus();
@@ -174,8 +235,8 @@ class FunctionEvaluator {
     auto c = e.as<Call>();
     std::vector<Value> args;
     for (auto& a : c->args) {
-      if (a.as<GlobalVar>() || a.as<ExternFunc>()) {
-        args.push_back(Value::ofStr(""));  // callee position: read from c->args below
+      if ((a.as<GlobalVar>() && !mod_.lookup(a.as<GlobalVar>()->name).as<Function>()) || a.as<ExternFunc>()) {
+        args.push_back(Value::ofStr(""));  // a kernel or packed function: read from c->args below
         continue;
       }
       RLX_TRY(v, eval(a));
@@ -197,7 +258,20 @@ class FunctionEvaluator {
         return result.kind == TirArg::Float ? Value::ofFloat(result.f, pf->retType) : Value::ofInt(result.i, pf->retType);
       return Value::ofTuple({});
     }
+    if (c->op.as<Var>()) {  // a call through a var holding a function value
+      RLX_TRY(callee, eval(c->op));
+      return callClosure(callee, std::move(args), e);
+    }
     const std::string& op = c->opName();
+    if (op == "relax.make_closure") {
+      auto g = c->args.at(0).as<GlobalVar>();
+      if (!g || !mod_.lookup(g->name).as<Function>()) return Error("R.make_closure needs a Relax function of the module", e->span);
+      auto data = std::make_shared<ClosureData>();
+      data->global = g->name;
+      data->trailing = args.at(1).fields;
+      return Value::ofClosure(std::move(data));
+    }
+    if (op == "relax.invoke_closure" || op == "relax.invoke_pure_closure") return callClosure(args.at(0), args.at(1).fields, e);
     if (op == "relax.call_tir" || op == "relax.call_tir_inplace") {
       std::vector<TirArg> tirArgs;
       flatten(args[1], tirArgs);
@@ -227,8 +301,34 @@ class FunctionEvaluator {
     concrete->sinfo = sinfoSubstitute(sinfoOf(e), syms_);
     concrete->span = e->span;
     auto r = evaluateCall(*concrete, args);
+    if (!r.ok() && !staticSInfo(concrete->sinfo)) {
+      // A result shape only the argument values decide (R.zeros of a shape parameter): inferred
+      // again from the arguments as constants.
+      std::vector<Expr> constArgs;
+      for (auto& a : args) constArgs.push_back(a.kind == Value::Closure ? Expr() : valueToExpr(a));
+      bool all = std::all_of(constArgs.begin(), constArgs.end(), [](const Expr& x) { return bool(x); });
+      auto byValue = make<Call>(c->op, std::move(constArgs), c->attrs, concrete->sinfoArgs);
+      if (auto inferred = all ? inferCallSInfo(*byValue) : Result<StructInfo>(Error("")); inferred.ok()) {
+        concrete->sinfo = inferred.value();
+        r = evaluateCall(*concrete, args);
+      }
+    }
     if (!r.ok()) return std::move(r.error().at(e->span));
     return r;
+  }
+
+  // Whether every tensor in `s` has a known shape of constant dims.
+  static bool staticSInfo(const StructInfo& s) {
+    if (auto t = s.as<TensorSInfo>()) {
+      if (!t->dims()) return false;
+      for (auto& d : *t->dims())
+        if (!d.as<IntImm>()) return false;
+      return true;
+    }
+    if (auto t = s.as<TupleSInfo>())
+      for (auto& f : t->fields)
+        if (!staticSInfo(f)) return false;
+    return true;
   }
 
   const IRModule& mod_;

@@ -12,8 +12,9 @@ namespace rlx {
 
 // Runs function `name` of `mod` on `args`. Handles op calls, call_tir / call_dps-style kernel calls
 // (including destination-passing PrimFunc calls after CallTIRRewrite), calls between functions,
-// if/else, tuples, match_cast and symbolic shapes bound from the arguments. Closures, packed
-// functions and VM builtins are errors (the VM runs those).
+// if/else, tuples, match_cast and symbolic shapes bound from the arguments, local functions and
+// closures (nested functions over their environment, module functions as values, R.make_closure /
+// R.invoke_closure). Packed functions and VM builtins are errors (the VM runs those).
 Result<Value> evaluateFunction(const IRModule& mod, const std::string& name, const std::vector<Value>& args);
 
 // The static struct info describing a concrete value (used to bind symbolic vars by matching).

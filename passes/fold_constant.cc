@@ -23,6 +23,7 @@
 #include "ir/expr_mutator.h"
 #include "ir/ops/eval_util.h"
 #include "ir/tir_eval.h"
+#include "passes/fold_constant.h"
 #include "passes/registry.h"
 #include "passes/remove_all_unused.h"
 
@@ -61,6 +62,68 @@ int64_t elementCount(const Value& v) {
   for (auto& f : v.fields) n += elementCount(f);
   return n;
 }
+
+}  // namespace
+
+Expr foldShapeOf(const Ref<Call>& call) {
+  if (call->args.size() != 1) return call;
+  auto t = sinfoOf(call->args[0]).as<TensorSInfo>();
+  if (!t || !t->dims()) return call;
+  auto shape = make<ShapeExpr>(*t->dims());
+  shape->sinfo = make<ShapeSInfo>(*t->dims(), 0);
+  shape->span = call->span;
+  return shape;
+}
+
+Expr foldOpCall(const Ref<Call>& call) {
+  if (!findEval(call->opName())) return call;
+  std::vector<Value> args;
+  for (auto& a : call->args) {
+    auto v = constantValue(a);
+    if (!v) return call;
+    args.push_back(std::move(*v));
+  }
+  auto result = evaluateCall(*call, args);
+  if (!result.ok()) return call;
+  if (!hasTensorInput(args) && elementCount(result.value()) > kMaxCreatedElements) return call;
+  Expr folded = valueToExpr(result.value());
+  folded->span = call->span;
+  return folded;
+}
+
+// R.call_tir(cls.f, (constants...), out_sinfo=<static tensor>) runs f with the TIR interpreter.
+Expr foldCallTIR(const Ref<Call>& call, const IRModuleRef& mod) {
+  if (call->args.size() != 2 || call->sinfoArgs.size() != 1) return call;
+  auto gv = call->args[0].as<GlobalVar>();
+  auto inputs = call->args[1].as<Tuple>();
+  auto out = call->sinfoArgs[0].as<TensorSInfo>();
+  if (!gv || !inputs || !out || !out->dims() || out->dtype.isVoid()) return call;
+  auto func = mod->lookup(gv->name).as<PrimFunc>();
+  if (!func) return call;
+  std::vector<TirArg> args;
+  bool tensorInput = false;
+  for (auto& f : inputs->fields) {
+    auto c = f.as<Constant>();
+    if (!c) return call;
+    args.emplace_back(c->data);
+    tensorInput = true;
+  }
+  ops::Shape dims;
+  for (auto& d : *out->dims()) {
+    auto v = d.as<IntImm>();
+    if (!v) return call;
+    dims.push_back(v->value);
+  }
+  if (!tensorInput && ops::numelOf(dims) > kMaxCreatedElements) return call;
+  NDArrayRef result = ops::allocTensor(out->dtype, dims);
+  args.emplace_back(result);
+  if (!runPrimFunc(*func, args).ok()) return call;
+  Expr folded = valueToExpr(Value::ofTensor(result));
+  folded->span = call->span;
+  return folded;
+}
+
+namespace {
 
 class ConstantFolder : public ExprMutator {
  public:
@@ -106,11 +169,12 @@ class ConstantFolder : public ExprMutator {
     auto call = e.as<Call>();
     if (!call || !call->op.is<Op>()) return e;
     call = inlineShapeArgs(call);
-    if (call->opName() == "relax.call_tir") return foldCallTIR(call);  // anywhere, as TVM does
+    if (call->opName() == "relax.call_tir") return foldCallTIR(call, mod_);  // anywhere, as TVM does
     if (!inDataflow_) return call;
     if (call->opName() == "relax.shape_of") return foldShapeOf(call);
     return foldOpCall(call);
   }
+
 
  private:
   // The value a var is bound to (itself when unbound, e.g. a parameter).
@@ -137,64 +201,6 @@ class ConstantFolder : public ExprMutator {
     out->sinfo = call->sinfo;
     out->span = call->span;
     return out;
-  }
-
-  Expr foldShapeOf(const Ref<Call>& call) {
-    if (call->args.size() != 1) return call;
-    auto t = sinfoOf(call->args[0]).as<TensorSInfo>();
-    if (!t || !t->dims()) return call;
-    auto shape = make<ShapeExpr>(*t->dims());
-    shape->sinfo = make<ShapeSInfo>(*t->dims(), 0);
-    shape->span = call->span;
-    return shape;
-  }
-
-  Expr foldOpCall(const Ref<Call>& call) {
-    if (!findEval(call->opName())) return call;
-    std::vector<Value> args;
-    for (auto& a : call->args) {
-      auto v = constantValue(a);
-      if (!v) return call;
-      args.push_back(std::move(*v));
-    }
-    auto result = evaluateCall(*call, args);
-    if (!result.ok()) return call;
-    if (!hasTensorInput(args) && elementCount(result.value()) > kMaxCreatedElements) return call;
-    Expr folded = valueToExpr(result.value());
-    folded->span = call->span;
-    return folded;
-  }
-
-  // R.call_tir(cls.f, (constants...), out_sinfo=<static tensor>) runs f with the TIR interpreter.
-  Expr foldCallTIR(const Ref<Call>& call) {
-    if (call->args.size() != 2 || call->sinfoArgs.size() != 1) return call;
-    auto gv = call->args[0].as<GlobalVar>();
-    auto inputs = call->args[1].as<Tuple>();
-    auto out = call->sinfoArgs[0].as<TensorSInfo>();
-    if (!gv || !inputs || !out || !out->dims() || out->dtype.isVoid()) return call;
-    auto func = mod_->lookup(gv->name).as<PrimFunc>();
-    if (!func) return call;
-    std::vector<TirArg> args;
-    bool tensorInput = false;
-    for (auto& f : inputs->fields) {
-      auto c = f.as<Constant>();
-      if (!c) return call;
-      args.emplace_back(c->data);
-      tensorInput = true;
-    }
-    ops::Shape dims;
-    for (auto& d : *out->dims()) {
-      auto v = d.as<IntImm>();
-      if (!v) return call;
-      dims.push_back(v->value);
-    }
-    if (!tensorInput && ops::numelOf(dims) > kMaxCreatedElements) return call;
-    NDArrayRef result = ops::allocTensor(out->dtype, dims);
-    args.emplace_back(result);
-    if (!runPrimFunc(*func, args).ok()) return call;
-    Expr folded = valueToExpr(Value::ofTensor(result));
-    folded->span = call->span;
-    return folded;
   }
 
   IRModuleRef mod_;

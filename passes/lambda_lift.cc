@@ -26,6 +26,7 @@
 #include "ir/expr_walk.h"
 #include "ir/op.h"
 #include "passes/registry.h"
+#include "passes/symbolic_vars.h"
 
 namespace rlx {
 
@@ -149,6 +150,7 @@ class LambdaLifter : public ExprMutator {
     }
     bound_[b->var.get()] = value;
     bound_[var.get()] = value;
+    if (b->isMatchCast()) noteDefiner(var, b->castSInfo);
     if (var.same(b->var) && value.same(b->value)) return b;
     auto nb = make<Binding>(var, value, b->castSInfo);
     nb->span = b->span;
@@ -161,16 +163,39 @@ class LambdaLifter : public ExprMutator {
   }
 
   Expr visitFunction(const Ref<Function>& f) override {
+    // Module functions may share symbolic vars (copies made by passes): definers are per function.
+    if (!currentLambda_) definers_.clear();
+    for (auto& p : f->params) noteDefiner(p, p->sinfo);
     if (!currentLambda_) return ExprMutator::visitFunction(f);  // module-level function
     const Var* self = currentLambda_;
     currentLambda_ = nullptr;
     const std::string& name = names_.at(f.get());
 
+    // A captured var may already have been rebound (a lambda bound before this one is now a
+    // closure of another struct info): the closure captures, and the body reads, the new var.
     std::vector<VarRef> captured;
     bool recursive = false;
     for (auto& v : freeVars(f)) {
       if (v.get() == self) recursive = true;
+      else if (rebind_.count(v.get())) continue;  // a lambda lifted without captures: its uses name the global
+      else if (auto it = varMap.find(v.get()); it != varMap.end() && it->second.as<Var>()) captured.push_back(it->second.as<Var>());
       else captured.push_back(v);
+    }
+    // Symbolic vars the lambda uses but neither its parameters nor its captures define (a shape
+    // var of the outer function's R.Prim(value=k) parameter, say): the lifted function would not
+    // know them, so the var of the enclosing scope that defines each one is captured too.
+    std::set<const PrimVar*> covered;
+    auto cover = [&](const StructInfo& s) {
+      for (auto& v : definableSymbols(s)) covered.insert(v.get());
+    };
+    for (auto& p : f->params) cover(p->sinfo);
+    for (auto& c : captured) cover(c->sinfo);
+    for (auto& sym : freeSymbols(f)) {
+      if (covered.count(sym.get())) continue;
+      auto it = definers_.find(sym.get());
+      if (it == definers_.end()) continue;
+      captured.push_back(it->second);
+      cover(it->second->sinfo);
     }
     bool closure = !captured.empty();
     std::vector<VarRef> params = f->params;
@@ -265,6 +290,11 @@ class LambdaLifter : public ExprMutator {
   std::unordered_map<const Var*, Expr> bound_;  // the rewritten value of every binding seen
   std::set<std::string> closures_;
   std::unordered_map<std::string, FunctionRef> liftedByName_;
+  std::unordered_map<const PrimVar*, VarRef> definers_;  // a var in scope defining each symbolic var
+
+  void noteDefiner(const VarRef& var, const StructInfo& s) {
+    for (auto& v : definableSymbols(s)) definers_.emplace(v.get(), var);
+  }
 
   // Does evaluating `e` produce a closure? Follows var bindings, calls and function bodies as
   // TVM's IsClosure does; `depth` stops recursive functions from looping.

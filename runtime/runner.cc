@@ -7,8 +7,10 @@
 
 namespace rlx {
 
+// Every lowering starts with LambdaLift: the bytecode compiler only takes module-level functions
+// (a module without nested functions comes out of it unchanged).
 std::string runPipelineText(const std::string& name) {
-  if (name == "build") return "LambdaLift,build";
+  if (name == "build" || name == "build_fused" || name == "build_cpu") return "LambdaLift," + name;
   if (name == "O0") return "LambdaLift,build";
   if (name == "O1" || name == "O2" || name == "O3") return name + ",LambdaLift,build_cpu";
   return name;

@@ -80,6 +80,7 @@ Value fromEvalValue(const rlx::Value& v) {
       for (auto& f : v.fields) fields.push_back(fromEvalValue(f));
       return Value::ofTuple(std::move(fields));
     }
+    case rlx::Value::Closure: break;  // the evaluator's closures do not cross into the VM
   }
   return Value();
 }

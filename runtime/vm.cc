@@ -290,8 +290,11 @@ Value VirtualMachine::callFunction(int64_t funcIdx, const Value* args, int64_t n
 Value VirtualMachine::callValue(const Value& callee, const Value* args, int64_t n) {
   if (callee.kind == Value::Func) return callFunction(callee.i, args, n);
   if (callee.kind == Value::Closure) {
-    std::vector<Value> all = callee.closureCaptured();
-    all.insert(all.end(), args, args + n);
+    // The captured values are the callee's last parameters (LambdaLift appends them; TVM's
+    // VMClosure binds them last too).
+    std::vector<Value> all(args, args + n);
+    const auto& captured = callee.closureCaptured();
+    all.insert(all.end(), captured.begin(), captured.end());
     return callFunction(callee.closureFunc(), all.data(), int64_t(all.size()));
   }
   throwVMError(fmt::format("cannot call {}", callee.describe()));

@@ -140,12 +140,9 @@ TEST_CASE("passes: the seed catalogue (tvm.relay.transform's passes) is register
                         "LambdaLift", "LazyGradientInit", "Legalize", "MergeCompilerRegions", "MergeComposite", "PartialEvaluate",
                         "PartitionGraph", "PrintIR", "RemoveUnusedFunctions", "RewriteAnnotatedOps", "SimplifyInference", "ToANormalForm",
                         "ToCPS", "ToGraphNormalForm", "gradient", "to_cps", "un_cps"};
-  // Not built yet (issue 20 stays open while this list is not empty); a name that gets built must
-  // leave the list.
-  const std::set<std::string> notYet = {"PartialEvaluate", "ToCPS", "to_cps", "un_cps"};
   for (const char* name : seed) {
     INFO(name);
-    CHECK((findPass(name) != nullptr) != (notYet.count(name) > 0));
+    CHECK(findPass(name) != nullptr);
   }
 }
 

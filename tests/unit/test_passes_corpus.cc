@@ -33,7 +33,9 @@ std::vector<std::string> corpusFiles() {
 // Passes that only apply to inputs of their own kind: Gradient needs a function returning a float
 // scalar (the corpus models return tensors); tests/unit/test_gradient.cc and its goldens check it.
 // UpdateVDevice needs a module declaring vdevices (none of the corpus does); its goldens check it.
-bool needsOwnInput(const std::string& name) { return name == "Gradient" || name == "gradient" || name == "UpdateVDevice"; }
+// to_cps converts one named function (default main) and fails when it cannot (an impure main,
+// as lowered modules have); ToCPS, the same conversion of every function that can, runs here.
+bool needsOwnInput(const std::string& name) { return name == "Gradient" || name == "gradient" || name == "UpdateVDevice" || name == "to_cps"; }
 
 std::string pipelineFor(const std::string& name) {
   if (name == "EtaExpand") return "EtaExpand(expand_global_var=True)";
