@@ -15,6 +15,30 @@ void appendBlock(std::vector<BlockRef>& blocks, const BlockRef& b);
 // A SeqExpr of `blocks` (merged as above) and `body`; its struct info is the body's.
 Ref<SeqExpr> makeSeqExpr(const std::vector<BlockRef>& blocks, const Expr& body);
 
+// Collects bindings into blocks of their kind, in order (a run of dataflow bindings is one dataflow
+// block), then closes them into a SeqExpr.
+class BlockCollector {
+ public:
+  void add(const BindingRef& b, bool dataflow) {
+    if (!current_.empty() && dataflow != dataflow_) flush();
+    dataflow_ = dataflow;
+    current_.push_back(b);
+  }
+  Ref<SeqExpr> finish(const Expr& body) {
+    flush();
+    return makeSeqExpr(blocks_, body);
+  }
+
+ private:
+  void flush() {
+    if (!current_.empty()) appendBlock(blocks_, make<BindingBlock>(std::move(current_), dataflow_));
+    current_.clear();
+  }
+  std::vector<BlockRef> blocks_;
+  std::vector<BindingRef> current_;
+  bool dataflow_ = false;
+};
+
 class EmittingMutator : public ExprMutator {
  protected:
   // Binds `value` (struct info set) to a new var placed before the binding being visited (a

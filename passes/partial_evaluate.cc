@@ -168,28 +168,6 @@ std::string keyOf(const Known& k) {
   }
 }
 
-// Collects bindings into blocks of their kind.
-class Emitter {
- public:
-  void add(const BindingRef& b, bool dataflow) {
-    if (!current_.empty() && dataflow != dataflow_) flush();
-    dataflow_ = dataflow;
-    current_.push_back(b);
-  }
-  Ref<SeqExpr> finish(const Expr& body) {
-    flush();
-    return makeSeqExpr(blocks_, body);
-  }
-
- private:
-  void flush() {
-    if (!current_.empty()) appendBlock(blocks_, make<BindingBlock>(std::move(current_), dataflow_));
-    current_.clear();
-  }
-  std::vector<BlockRef> blocks_;
-  std::vector<BindingRef> current_;
-  bool dataflow_ = false;
-};
 
 // The return struct info TVM's normalizer gives a function with this body and annotation.
 StructInfo returnSInfo(const StructInfo& annotation, const Expr& body, const std::vector<VarRef>& params) {
@@ -216,7 +194,7 @@ class PartialEvaluator {
     collectNames(f);
     Env env;
     for (auto& p : f->params) env.vars[p.get()] = dynamicOf(p);
-    Emitter out;
+    BlockCollector out;
     Frame* saved = frame_;
     frame_ = &frame;
     Known result = evalSeq(f->body, env, out);
@@ -390,7 +368,7 @@ class PartialEvaluator {
   }
 
   // ------------------------------------------------------------ bodies
-  Known evalSeq(const Expr& body, Env& env, Emitter& out) {
+  Known evalSeq(const Expr& body, Env& env, BlockCollector& out) {
     auto seq = body.as<SeqExpr>();
     if (!seq) return evalAtom(body, env);
     for (auto& block : seq->blocks)
@@ -399,7 +377,7 @@ class PartialEvaluator {
   }
 
   // Emits `var = value` for binding `b` and records what is known of var.
-  void emit(const BindingRef& b, const Expr& value, Known knowledge, bool dataflow, Env& env, Emitter& out, const StructInfo& cast = nullptr) {
+  void emit(const BindingRef& b, const Expr& value, Known knowledge, bool dataflow, Env& env, BlockCollector& out, const StructInfo& cast = nullptr) {
     VarRef var = residualVar(b->var, env, dataflow);
     auto nb = make<Binding>(var, value, cast);
     nb->span = b->span;
@@ -408,7 +386,7 @@ class PartialEvaluator {
     env.vars[b->var.get()] = std::move(knowledge);
   }
 
-  void evalBinding(const BindingRef& b, bool dataflow, Env& env, Emitter& out) {
+  void evalBinding(const BindingRef& b, bool dataflow, Env& env, BlockCollector& out) {
     const Expr& value = b->value;
     if (b->isMatchCast()) return evalMatchCast(b, dataflow, env, out);
     switch (value->kind()) {
@@ -462,7 +440,7 @@ class PartialEvaluator {
     }
   }
 
-  void evalMatchCast(const BindingRef& b, bool dataflow, Env& env, Emitter& out) {
+  void evalMatchCast(const BindingRef& b, bool dataflow, Env& env, BlockCollector& out) {
     Known v = evalAtom(b->value, env);
     StructInfo valueSInfo = sinfoOf(v.residual);  // NOLINT: shadows rlx::valueSInfo below
     if (auto c = constantValue(v.residual)) valueSInfo = rlx::valueSInfo(*c);
@@ -485,7 +463,7 @@ class PartialEvaluator {
     emit(b, v.residual, Known(), dataflow, env, out, cast);
   }
 
-  void evalIf(const BindingRef& b, Env& env, Emitter& out) {
+  void evalIf(const BindingRef& b, Env& env, BlockCollector& out) {
     auto i = b->value.as<If>();
     Known cond = evalAtom(i->cond, env);
     bool taken;
@@ -500,7 +478,7 @@ class PartialEvaluator {
     }
     auto branch = [&](const Expr& seq) {
       Env inner = env;
-      Emitter branchOut;
+      BlockCollector branchOut;
       Frame frame = *frame_;
       frame.keepDataflow = false;
       ++frame.dynamicDepth;
@@ -519,7 +497,7 @@ class PartialEvaluator {
   }
 
   // ------------------------------------------------------------ calls
-  void evalCall(const BindingRef& b, bool dataflow, Env& env, Emitter& out) {
+  void evalCall(const BindingRef& b, bool dataflow, Env& env, BlockCollector& out) {
     auto c = b->value.as<Call>();
     std::vector<Known> args;
     for (auto& a : c->args) args.push_back(evalAtom(a, env));
@@ -552,7 +530,7 @@ class PartialEvaluator {
 
   // The var of an unfolded call or a taken branch stands for the result: its constant or the var
   // holding it (outside dataflow blocks, where any var in scope may be used); else an alias.
-  void bindResult(const BindingRef& b, const Known& r, Env& env, Emitter& out, bool dataflow = false) {
+  void bindResult(const BindingRef& b, const Known& r, Env& env, BlockCollector& out, bool dataflow = false) {
     auto v = r.residual.as<Var>();
     if (r.kind == Known::Const || (v && !v->isDataflow() && !dataflow)) {
       env.vars[b->var.get()] = r;
@@ -577,7 +555,7 @@ class PartialEvaluator {
   }
 
   // A call of module function `name`: specialized, unfolded or left (nullopt).
-  std::optional<Known> callFunction(const std::string& name, const FunctionRef& fn, const std::vector<Known>& args, bool dataflow, Emitter& out) {
+  std::optional<Known> callFunction(const std::string& name, const FunctionRef& fn, const std::vector<Known>& args, bool dataflow, BlockCollector& out) {
     bool anyKnown = false, closures = false;
     for (auto& a : args) {
       anyKnown |= specializable(a);
@@ -600,7 +578,7 @@ class PartialEvaluator {
   }
 
   // Evaluates `fn`'s body in place (inner: what is known besides the arguments).
-  std::optional<Known> unfold(const Function& fn, Env& inner, const std::vector<Known>& args, Emitter& out) {
+  std::optional<Known> unfold(const Function& fn, Env& inner, const std::vector<Known>& args, BlockCollector& out) {
     if (args.size() != fn.params.size()) return std::nullopt;
     for (size_t i = 0; i < args.size(); ++i) {
       if (!sinfoMatch(fn.params[i]->sinfo, sinfoOf(args[i].residual), inner.syms)) return std::nullopt;
@@ -617,7 +595,7 @@ class PartialEvaluator {
     return r;
   }
 
-  std::optional<Known> unfoldClosure(const Known& callee, const std::vector<Known>& args, Emitter& out) {
+  std::optional<Known> unfoldClosure(const Known& callee, const std::vector<Known>& args, BlockCollector& out) {
     const ClosureInfo& c = *callee.closure;
     int& depth = activeLocal_[c.fn.get()];
     if (depth >= maxDepth_) return std::nullopt;
@@ -705,7 +683,7 @@ class PartialEvaluator {
     Frame* saved = frame_;
     frame_ = &frame;
     ++active_[name];
-    Emitter bodyOut;
+    BlockCollector bodyOut;
     Known r = evalSeq(fn->body, inner, bodyOut);
     --active_[name];
     frame_ = saved;

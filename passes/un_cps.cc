@@ -69,28 +69,6 @@ Expr resultOf(const Expr& body) {
   return seq ? seq->body : body;
 }
 
-// Collects bindings into blocks of their kind.
-class Emitter {
- public:
-  void add(const BindingRef& b, bool dataflow) {
-    if (!current_.empty() && dataflow != dataflow_) flush();
-    dataflow_ = dataflow;
-    current_.push_back(b);
-  }
-  Ref<SeqExpr> finish(const Expr& body) {
-    flush();
-    return makeSeqExpr(blocks_, body);
-  }
-
- private:
-  void flush() {
-    if (!current_.empty()) appendBlock(blocks_, make<BindingBlock>(std::move(current_), dataflow_));
-    current_.clear();
-  }
-  std::vector<BlockRef> blocks_;
-  std::vector<BindingRef> current_;
-  bool dataflow_ = false;
-};
 
 // Where a body ends: value handed to continuation k.
 struct Tail {
@@ -244,7 +222,7 @@ class DirectConverter : public ExprMutator {
       paramSInfo.push_back(sinfoOf(params.back()));
     }
     StructInfo ret = directSInfo((*sinfoOf(f.params.back()).as<FuncSInfo>()->params)[0]);
-    Emitter out;
+    BlockCollector out;
     int scope = ++scopes_;
     RLX_TRY(tail, convertSeq(itemsOf(f.body), 0, resultOf(f.body), scope, out));
     if (tail.k != k) return fail("the body ends in a continuation that is not its own", f.span);
@@ -258,7 +236,7 @@ class DirectConverter : public ExprMutator {
   Expr mapped(const Expr& e) { return mutate(e); }
 
   // Direct style of items[i..] then `result`, into `out`; returns where the code ends.
-  Result<Tail> convertSeq(const std::vector<Item>& items, size_t i, const Expr& result, int scope, Emitter& out) {
+  Result<Tail> convertSeq(const std::vector<Item>& items, size_t i, const Expr& result, int scope, BlockCollector& out) {
     for (; i < items.size(); ++i) {
       const BindingRef& b = items[i].binding;
       bool last = i + 1 == items.size() && result.get() == b->var.get() && !b->isMatchCast();
@@ -300,7 +278,7 @@ class DirectConverter : public ExprMutator {
 
   // Handles a binding that calls a continuation, makes a CPS call or branches: the end of the
   // body (nullopt for other bindings; error_ set when one of these is not at the end).
-  std::optional<Result<Tail>> seriousTail(const BindingRef& b, bool last, int scope, Emitter& out) {
+  std::optional<Result<Tail>> seriousTail(const BindingRef& b, bool last, int scope, BlockCollector& out) {
     const Expr& value = b->value;
     auto c = value.as<Call>();
     auto i = value.as<If>();
@@ -320,7 +298,7 @@ class DirectConverter : public ExprMutator {
       return passTo(passed, call.value(), b->var->name, scope, out, b->span);
     }
     // An R.If whose branches end in the same continuation.
-    Emitter thenOut, elseOut;
+    BlockCollector thenOut, elseOut;
     Expr cond = mapped(i->cond);
     auto t = convertSeq(itemsOf(i->thenBranch), 0, resultOf(i->thenBranch), ++scopes_, thenOut);
     if (!t.ok()) return Result<Tail>(t.error());
@@ -336,7 +314,7 @@ class DirectConverter : public ExprMutator {
   }
 
   // The direct-style call a CPS call `X(args..., K)` stands for.
-  Result<Expr> directCall(const Call& c, const Span& span, Emitter& out) {
+  Result<Expr> directCall(const Call& c, const Span& span, BlockCollector& out) {
     std::vector<Expr> args;
     for (size_t a = 0; a + 1 < c.args.size(); ++a) args.push_back(mapped(c.args[a]));
     if (!error_.empty()) return fail(error_, span);
@@ -365,7 +343,7 @@ class DirectConverter : public ExprMutator {
   }
 
   // A CPS function that stays: called with the identity continuation, its answer cast back.
-  Result<Expr> identityCall(const GlobalVarRef& g, std::vector<Expr> args, const StructInfo& t, const Span& span, Emitter& out) {
+  Result<Expr> identityCall(const GlobalVarRef& g, std::vector<Expr> args, const StructInfo& t, const Span& span, BlockCollector& out) {
     if (mentionsCallable(t)) return fail("the CPS function " + g->name + " stays, and its result is a function", span);
     auto v = make<Var>(freshName("v", names_), t);
     auto idBody = make<SeqExpr>(std::vector<BlockRef>{}, v);
@@ -387,7 +365,7 @@ class DirectConverter : public ExprMutator {
 
   // Hands `value` to continuation k: a continuation of this scope continues the code here (its
   // parameter bound to the value); any other ends the scope.
-  Result<Tail> passTo(const Var* k, const Expr& value, const std::string& nameHint, int scope, Emitter& out, const Span& span) {
+  Result<Tail> passTo(const Var* k, const Expr& value, const std::string& nameHint, int scope, BlockCollector& out, const Span& span) {
     auto it = conts_.find(k);
     bool here = it != conts_.end() && it->second.scope == scope;
     if (!here) {
