@@ -571,6 +571,17 @@ Result<Expr> RelaxBuilder::buildBranch(const std::vector<ast::Stmt*>& body, cons
     if (!a.ok()) return finish(a.error());
     *annotation = a.value();
   }
+  if (last->value->kind == AK::Call && last->value->a->dottedName() == "R.match_cast") {
+    // `y = R.match_cast(x, S)` as the last line becomes the binding `y_else = R.match_cast(...)`.
+    if (last->value->items.size() != 2) return finish(Error("R.match_cast takes a value and a struct info", last->value->span));
+    auto v = evalExpr(last->value->items[0]);
+    if (!v.ok()) return finish(v.error());
+    auto cast = evalSInfo(last->value->items[1], false);
+    if (!cast.ok()) return finish(cast.error());
+    auto var = bb_.emitMatchCast(v.value(), cast.value(), target + suffix, last->target->span, false);
+    if (!var.ok()) return finish(var.error());
+    return finish(Expr(var.value()));
+  }
   auto v = evalExpr(last->value);
   if (!v.ok()) return finish(v.error());
   auto n = bb_.normalize(v.value());
