@@ -4,6 +4,9 @@
 
 #include <cctype>
 
+#include "ir/expr_walk.h"
+#include "passes/symbolic_vars.h"
+
 namespace rlx {
 
 bool isContinuationSInfo(const StructInfo& s) {
@@ -109,6 +112,18 @@ std::string freshName(const std::string& base, std::set<std::string>& taken) {
   for (int i = 1; taken.count(name); ++i) name = stem + std::to_string(i);
   taken.insert(name);
   return name;
+}
+
+void collectNames(const FunctionRef& f, std::set<std::string>& names) {
+  for (auto& v : usedSymbols(f)) names.insert(v->name);
+  for (auto& p : f->params) names.insert(p->name);
+  walkExpr(f->body, [&](const Expr& e) {
+    if (auto fn = e.as<Function>())
+      for (auto& p : fn->params) names.insert(p->name);
+    if (auto s = e.as<SeqExpr>())
+      for (auto& block : s->blocks)
+        for (auto& b : block->bindings) names.insert(b->var->name);
+  });
 }
 
 }  // namespace rlx

@@ -34,5 +34,8 @@ std::optional<std::string> cpsWrapperTarget(const IRModule& mod, const Function&
 
 // A name starting with `base` not in `taken` (base, base1, ...; x1, x1_1, ...), added to `taken`.
 std::string freshName(const std::string& base, std::set<std::string>& taken);
+// Every name `f` uses (symbolic vars, parameters of it and of its local functions, bound vars):
+// what a fresh name must avoid (no continuation `k` shadowing a shape var k).
+void collectNames(const FunctionRef& f, std::set<std::string>& names);
 
 }  // namespace rlx

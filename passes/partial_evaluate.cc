@@ -230,17 +230,7 @@ class PartialEvaluator {
   std::map<std::string, Memo> memo_;
   std::map<std::string, int> copyCount_;
 
-  void collectNames(const FunctionRef& f) {
-    for (auto& v : usedSymbols(f)) names_.insert(v->name);
-    for (auto& p : f->params) names_.insert(p->name);
-    walkExpr(f->body, [&](const Expr& e) {
-      if (auto fn = e.as<Function>())
-        for (auto& p : fn->params) names_.insert(p->name);
-      if (auto s = e.as<SeqExpr>())
-        for (auto& block : s->blocks)
-          for (auto& b : block->bindings) names_.insert(b->var->name);
-    });
-  }
+  void collectNames(const FunctionRef& f) { rlx::collectNames(f, names_); }
 
   StructInfo subst(const StructInfo& s, const Env& env) const {
     if (!s || env.syms.empty()) return s;

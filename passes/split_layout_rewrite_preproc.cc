@@ -321,14 +321,7 @@ Result<Pass> createSplitLayoutRewritePreprocPass(PassOptions&) {
       for (auto& [gv, f] : st.added) out = withFunction(out, gv, f);
     }
     // TVM's pass is Sequential(split, DeadCodeElimination()): entries are the public functions.
-    out = keepFunctions(out, reachableFunctions(out, {}));
-    const IRModuleRef kept = out;
-    for (auto& e : kept->functions) {
-      if (e.func->kind() != NodeKind::Function) continue;
-      Expr f = removeAllUnused(e.func);
-      if (!f.same(e.func)) out = withFunction(out, e.gvar, f);
-    }
-    return out;
+    return eliminateDeadCode(out, {});
   });
 }
 

@@ -294,17 +294,7 @@ class CpsConverter : public ExprMutator {
   std::set<std::string> names_;  // every name the function uses, for fresh ones
   bool direct_ = false;
 
-  void collectNames(const FunctionRef& f) {
-    for (auto& v : usedSymbols(f)) names_.insert(v->name);  // no `k` shadowing a shape var k
-    for (auto& p : f->params) names_.insert(p->name);
-    walkExpr(f->body, [&](const Expr& e) {
-      if (auto fn = e.as<Function>())
-        for (auto& p : fn->params) names_.insert(p->name);
-      if (auto s = e.as<SeqExpr>())
-        for (auto& block : s->blocks)
-          for (auto& b : block->bindings) names_.insert(b->var->name);
-    });
-  }
+  void collectNames(const FunctionRef& f) { rlx::collectNames(f, names_); }
 
   VarRef newVar(const std::string& base, const StructInfo& s) { return make<Var>(freshName(base, names_), s); }
 
