@@ -45,14 +45,7 @@ std::vector<std::string> filesIn(const std::vector<std::string>& dirs) {
 // What function `name` computes: the reference evaluator, or the VM after the build lowering.
 Result<Value> evaluate(const IRModuleRef& mod, const std::string& name, const std::vector<Value>& inputs, bool onVM) {
   if (!onVM) return evaluateFunction(*mod, name, inputs);
-  RLX_TRY(prepared, prepareModule(mod, "build", {}));
-  std::vector<vm::Value> args;
-  for (auto& v : inputs) args.push_back(vm::fromEvalValue(v));
-  RLX_TRY(out, prepared.machine->invoke(name, args));
-  Value result;
-  std::string err;
-  if (!vm::toEvalValue(out, result, err)) return Error(err);
-  return result;
+  return testing::runBuilt(mod, "build", name, inputs);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include "ir/eval_function.h"
 #include "parser/parser.h"
 #include "passes/registry.h"
-#include "runtime/runner.h"
 #include "vm_test_util.h"
 
 using namespace rlx;
@@ -350,14 +349,7 @@ class Module:
   inputs[3] = Value::ofTensor(target);
   auto expected = evaluateFunction(*out.value(), "main_adjoint", inputs);
   REQUIRE(expected.ok());
-  auto prepared = prepareModule(out.value(), "build_fused", {});
-  if (!prepared.ok()) FAIL(prepared.error().message);
-  std::vector<vm::Value> args;
-  for (auto& v : inputs) args.push_back(vm::fromEvalValue(v));
-  auto result = prepared.value().machine->invoke("main_adjoint", args);
-  if (!result.ok()) FAIL(result.error().message);
-  Value got;
-  std::string err;
-  REQUIRE(vm::toEvalValue(result.value(), got, err));
-  CHECK(testing::compareValues(got, expected.value(), 1e-5) == "");
+  auto got = testing::runBuilt(out.value(), "build_fused", "main_adjoint", inputs);
+  if (!got.ok()) FAIL(got.error().message);
+  CHECK(testing::compareValues(got.value(), expected.value(), 1e-5) == "");
 }

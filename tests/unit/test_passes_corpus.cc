@@ -87,14 +87,7 @@ Result<Value> compute(const IRModuleRef& mod, const std::string& name, const std
   for (auto& e : mod->functions) hasKernels = hasKernels || e.func.as<PrimFunc>();
   if (!hasKernels)
     if (auto direct = evaluateFunction(*mod, name, inputs); direct.ok()) return direct;
-  RLX_TRY(prepared, prepareModule(mod, "build_fused", {}));
-  std::vector<vm::Value> args;
-  for (auto& v : inputs) args.push_back(vm::fromEvalValue(v));
-  RLX_TRY(out, prepared.machine->invoke(name, args));
-  Value result;
-  std::string err;
-  if (!vm::toEvalValue(out, result, err)) return Error(err);
-  return result;
+  return testing::runBuilt(mod, "build_fused", name, inputs);
 }
 
 // Whether `after` takes the same parameters and returns the same kind of value as `before`.

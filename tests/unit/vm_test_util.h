@@ -12,6 +12,7 @@
 #include "ir/eval_function.h"
 #include "ir/struct_info.h"
 #include "runtime/codegen.h"
+#include "runtime/runner.h"
 #include "runtime/vm.h"
 
 namespace rlx::testing {
@@ -96,6 +97,19 @@ inline Result<Value> runOnVM(const IRModule& lowered, const std::string& func, c
   std::vector<vm::Value> args;
   for (auto& v : inputs) args.push_back(vm::fromEvalValue(v));
   RLX_TRY(out, machine->invoke(func, args));
+  Value result;
+  std::string err;
+  if (!vm::toEvalValue(out, result, err)) return Error(err);
+  return result;
+}
+
+// What `func` of `mod` computes on the VM with compiled kernels after lowering `mod` with the
+// runner's `pipeline` ("build", "build_fused"), as `rlx run` does.
+inline Result<Value> runBuilt(const IRModuleRef& mod, const std::string& pipeline, const std::string& func, const std::vector<Value>& inputs) {
+  RLX_TRY(prepared, prepareModule(mod, pipeline, {}));
+  std::vector<vm::Value> args;
+  for (auto& v : inputs) args.push_back(vm::fromEvalValue(v));
+  RLX_TRY(out, prepared.machine->invoke(func, args));
   Value result;
   std::string err;
   if (!vm::toEvalValue(out, result, err)) return Error(err);
