@@ -123,7 +123,7 @@ struct Expr {
     Call,       // callee(args..., attrs)
     Tuple,      // (a, b)
     Proj,       // tuple.index
-    Let,        // let %x = value; body  — also `%N = value; body` (binder.graph) and `a; b` (name "")
+    Let,        // a run of `let %x = v;`, `%N = v;` (binder.graph) and `a;` (name "") bindings, then kids[0]
     If,         // if (cond) { then } else { otherwise }
     Fn,         // fn (...) { ... }
     Match,      // match / match?
@@ -133,17 +133,19 @@ struct Expr {
   } kind = Tuple;
   Span span;
 
-  int binder = -1;               // Local; Let: the bound variable
+  int binder = -1;               // Local
   std::string name;              // Global / OpName / Ctor / MetaRef type key
   int64_t i = 0;                 // Scalar int / bool (0 or 1); Proj index; MetaRef index
   double f = 0;                  // Scalar float
   std::string dtype;             // Scalar: "int32", "int64", "float32", "bool", ...
   const MetaValue* meta = nullptr;  // MetaRef, when the table has the entry
 
-  // Call: [callee, args...]; Tuple: fields; Proj: [tuple]; Let: [value, body];
+  // Call: [callee, args...]; Tuple: fields; Proj: [tuple]; Let: [body];
   // If: [cond, then, else]; Match: [scrutinee]; RefNew/RefRead: [e]; RefWrite: [ref, value].
   std::vector<ExprPtr> kids;
   Attrs attrs;                   // Call
+  // Let: the bindings in order (binder index, value), flat so that long programs nest no deeper.
+  std::vector<std::pair<int, ExprPtr>> bindings;
   std::unique_ptr<Function> fn;  // Fn
   std::vector<MatchArm> arms;    // Match
   bool complete = true;          // Match: false for `match?`
