@@ -1,5 +1,5 @@
-// One entry for every command that reads a module: TVMScript text, or a model file that an
-// importer brings in first (`.onnx` today), chosen by the file's extension.
+// One entry for every command that reads a module: TVMScript text, or a model file or Relay text
+// that an importer brings in first (`.onnx`, `.relay`), chosen by the file's extension.
 #pragma once
 #include <string>
 

@@ -97,6 +97,18 @@ Result<VarRef> BlockBuilder::emit(Expr value, const std::string& name, Span span
   return var;
 }
 
+VarRef BlockBuilder::renameLastBinding(const VarRef& var, const std::string& name) {
+  if (frames_.empty() || frames_.back().bindings.empty()) return var;
+  BindingRef& last = frames_.back().bindings.back();
+  if (last->var != var || last->isMatchCast() || var->name == name) return var;
+  auto renamed = make<Var>(name, var->sinfo, var->isDataflow());
+  renamed->span = var->span;
+  auto b = make<Binding>(renamed, last->value);
+  b->span = last->span;
+  last = b;
+  return renamed;
+}
+
 Result<VarRef> BlockBuilder::emitMatchCast(Expr value, StructInfo target, const std::string& name, Span span, bool asOutput) {
   RLX_TRY(v, normalizeArgument(value));
   std::string varName = name.empty() ? freshName() : name;

@@ -26,6 +26,10 @@ class BlockBuilder {
   Result<VarRef> emitMatchCast(Expr value, StructInfo target, const std::string& name, Span span, bool asOutput = false);
   // Appends an already-normalized binding.
   void addBinding(BindingRef b);
+  // When `var` is bound by the last binding of the current block, rebinds that value to a new var
+  // named `name` and returns it (importers name a value after its source once it is built); else
+  // returns `var` unchanged.
+  VarRef renameLastBinding(const VarRef& var, const std::string& name);
 
   // Infers struct info for `e` and binds non-leaf arguments (emitting bindings into the current
   // block). Leaves and tuples of leaves come back unchanged (same pointer when already normalized).

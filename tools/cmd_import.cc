@@ -1,9 +1,11 @@
-// `rlx import MODEL.onnx`: a model file into a Relax module, printed or written atomically with
-// its weights in the safetensors sidecar; `--detach-params` writes the kept parameters on their own.
+// `rlx import MODEL.onnx | FILE.relay`: a model file or Relay text into a Relax module, printed or
+// written atomically with its weights in the safetensors sidecar; `--detach-params` writes the kept
+// parameters on their own.
 #include <cstdio>
 
 #include "frontend/detach_params.h"
 #include "frontend/onnx/onnx.h"
+#include "frontend/relay/relay.h"
 #include "ir/safetensors.h"
 #include "ir/verifier.h"
 #include "printer/module_file.h"
@@ -16,12 +18,17 @@ namespace rlx::tools {
 namespace {
 
 const char* kHelp = R"(usage: rlx import FILE.onnx [-o OUT.relax] [options]
+       rlx import FILE.relay [-o OUT.relax] [--meta TABLE.json]
 
 Imports an ONNX model as TVM's relax.frontend.onnx.from_onnx does (function main, one dataflow
-block, num_input), prints it, or writes OUT.relax with tensors over 16 elements in OUT.safetensors.
+block, num_input), or a Relay v0.0.5 text file (def @f -> module functions, an expression -> main
+over its free variables), prints it, or writes OUT.relax with tensors over 16 elements in
+OUT.safetensors.
 
 options:
   -o OUT.relax              write the module (atomically) instead of printing it
+  --meta TABLE.json         Relay: meta[...] entries beyond the file's #[metadata] section (TVM's
+                            init_meta_table, saved with tvm.ir.save_json)
   --keep-params-in-input    initializers become parameters of main after the inputs ("params" attr)
   --detach-params P.safetensors   with --keep-params-in-input: write the parameters to P (keyed
                             main.0, main.1, ... by position) and drop the "params" attr
@@ -67,7 +74,7 @@ int runImport(const std::vector<std::string>& args, bool color) {
     return 1;
   };
   onnx::ImportOptions opts;
-  std::string input, output, paramsOut;
+  std::string input, output, paramsOut, metaPath;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* what) -> const std::string* {
@@ -82,6 +89,10 @@ int runImport(const std::vector<std::string>& args, bool color) {
       auto v = value("-o");
       if (!v) return usage("-o needs a file name");
       output = *v;
+    } else if (a == "--meta") {
+      auto v = value("--meta");
+      if (!v) return usage("--meta needs a file name");
+      metaPath = *v;
     } else if (a == "--keep-params-in-input") {
       opts.keepParamsInInput = true;
     } else if (a == "--no-sanitize-names") {
@@ -129,9 +140,11 @@ int runImport(const std::vector<std::string>& args, bool color) {
   }
   if (input.empty()) return usage("missing input file");
   if (!paramsOut.empty() && !opts.keepParamsInInput) return usage("--detach-params needs --keep-params-in-input");
+  bool relayInput = relay::isRelayPath(input);
+  if (!metaPath.empty() && !relayInput) return usage("--meta applies to Relay files (.relay)");
   std::vector<std::string> needed;
   opts.neededInputs = &needed;
-  auto mod = onnx::fromOnnxFile(input, opts);
+  auto mod = relayInput ? relay::fromRelayFile(input, metaPath) : onnx::fromOnnxFile(input, opts);
   if (!mod) {
     Error e = mod.error();
     std::string names;

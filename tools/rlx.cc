@@ -25,7 +25,7 @@ commands:
   test PATH...          run golden files (input, expected output); --update re-blesses
   run FILE [NAME=INPUT]  run a function on the VM (lowering a copy first when needed)
   repl [FILE]           interactive shell: apply passes one at a time, see diffs, undo, save
-  import MODEL.onnx     import an ONNX model as a Relax module (print, or -o OUT.relax)
+  import MODEL.onnx     import an ONNX model or Relay text (FILE.relay) as a Relax module (print, or -o OUT.relax)
 
 FILE may be '-' for standard input, or an .onnx model (imported first with default options). `rlx COMMAND --help` describes one command.
 `run` and `repl` keep compiled kernels under $RLX_CACHE_DIR (default ~/.cache/rlx) for later

@@ -30,6 +30,8 @@ class Emitter {
   virtual ~Emitter() = default;
   // Normalizes `e` (struct info inferred) and binds it to a fresh var; leaves come back unchanged.
   virtual rlx::Expr emit(const rlx::Expr& e, Span span) = 0;
+  // The entry meta[typeKey][index] of the file's meta table, or null when there is none.
+  virtual const MetaValue* lookupMeta(const std::string& typeKey, int64_t index) = 0;
 };
 
 class OpCtx {
