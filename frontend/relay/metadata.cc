@@ -345,6 +345,10 @@ class MetaReader {
       if (!kind || typeKey(*kind) != "TargetKind")
         return fail(kNodes.index(*target).key("attrs").key("kind"), "expected a TargetKind" + (kind ? ", " + describe(*kind) + " is not" : ""));
       RLX_TRY(name, repr(*kind));
+      if (name.empty()) {  // TVMs before the kind's name became its repr kept it as an attribute
+        auto& node = nodeAt(*kind);
+        if (auto a = node.find("attrs"); a != node.end() && a->contains("name")) name = (*a)["name"].get<std::string>();
+      }
       v.target = name;
     }
     RLX_TRY(scope, refAttr(i, "memory_scope"));
