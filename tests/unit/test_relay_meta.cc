@@ -393,6 +393,17 @@ TEST_CASE("relay meta: bad sections give located errors", "[relay]") {
     CHECK(e.span.line == 4);
     CHECK(e.span.col == 13);
   }
+  SECTION("JSON cut short") {
+    auto e = metaError("{\"root\": 1, \"nodes\": [");
+    CHECK(e.message.rfind("metadata: malformed JSON at byte 22: syntax error while parsing value - unexpected end of input", 0) == 0);
+    CHECK(e.span.line == 2);
+  }
+  SECTION("deep nesting") {
+    // 200000 levels: neither the parser, the checks nor the error locator may recurse that deep.
+    auto e = metaError("{\"root\": 0, \"nodes\": [" + std::string(200000, '[') + std::string(200000, ']') + "]}");
+    CHECK(e.message == "metadata: nodes[0]: expected a node object");
+    CHECK(e.span.col == 23);
+  }
   SECTION("an empty section") {
     auto e = metaError("\n\n");
     CHECK(e.message.rfind("metadata: the section is empty", 0) == 0);
