@@ -246,7 +246,7 @@ class MetaReader {
     const json& map = nodeAt(root);
     const json* data = dataOf(root);
     MetaTable table;
-    if (!data) return table;  // an empty Map
+    if (!data || data->empty()) return table;  // an empty Map
     auto keys = map.find("keys");
     if (keys == map.end()) return fail(at, "the root Map's keys must be strings (type keys), as TVM's meta table has");
     for (size_t k = 0; k < data->size(); ++k) {
