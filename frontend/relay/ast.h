@@ -44,10 +44,12 @@ struct Type {
 // ---- metadata ------------------------------------------------------------------------------
 // One `meta[KEY][i]` entry, from the `#[metadata]` section or an external table.
 struct MetaValue {
-  enum Kind { Constant, Int, VirtualDevice, Other } kind = Other;
+  enum Kind { Constant, Int, Float, VirtualDevice, Other } kind = Other;
   std::string typeKey;    // "relay.Constant", "runtime.BoxInt", "VirtualDevice", ...
   NDArrayRef array;       // Constant
-  int64_t value = 0;      // Int (runtime.BoxInt, IntImm)
+  int64_t value = 0;      // Int (runtime.BoxInt, runtime.BoxBool as 0/1, IntImm)
+  double f = 0;           // Float (runtime.BoxFloat, FloatImm)
+  std::string dtype;      // IntImm / FloatImm: their dtype ("int64"); "" for the boxed values
   int deviceType = -1;    // VirtualDevice: DLDeviceType (1 cpu, 2 cuda, ...), -1 unconstrained
   int virtualDeviceId = -1;
   std::string memoryScope;
