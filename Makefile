@@ -49,7 +49,7 @@ asan: deps
 fuzz: PACKAGES += clang-19 libclang-rt-19-dev
 fuzz: deps
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-19 -DCMAKE_C_COMPILER=clang-19 -DRLX_FUZZ=ON
-	cmake --build build-fuzz --target rlx_fuzz_parser rlx_fuzz_onnx rlx_fuzz_pattern rlx_fuzz_pipeline rlx_fuzz_relay_meta -j $(JOBS)
+	cmake --build build-fuzz --target rlx_fuzz_parser rlx_fuzz_onnx rlx_fuzz_pattern rlx_fuzz_pipeline rlx_fuzz_relay_meta rlx_fuzz_relay -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/relay/relay.h"
 #include "ir/file_util.h"
 #include "parser/parser.h"
 #include "passes/registry.h"
@@ -93,11 +94,21 @@ std::string produce(const std::string& mode, const std::string& input, const std
   InDirectory cwd(dir);
   if (mode == "repl") return transcript(input);
   rlx::DiagnosticEngine diag;
-  auto mod = rlx::parseModule(input, name, diag);
+  // A .relay file is Relay text: read and imported; its RUN line is a Relay comment (`// RUN:`).
+  bool relayInput = rlx::relay::isRelayPath(name);
+  rlx::IRModuleRef mod;
+  if (relayInput) {
+    auto module = rlx::relay::readRelayText(input, name);
+    auto imported = module ? rlx::relay::importRelay(*module) : rlx::Result<rlx::IRModuleRef>(module.error());
+    if (imported) mod = *imported;
+    else diag.error(imported.error());
+  } else {
+    mod = rlx::parseModule(input, name, diag);
+  }
   if (mode == "errors") return mod ? "no error\n" : diag.render(false);
   if (!mod) return "parse failed:\n" + diag.render(false);
   // `# RUN: opt -p PIPELINE` on the first line runs passes before printing.
-  const std::string run = "# RUN: opt -p ";
+  const std::string run = relayInput ? "// RUN: opt -p " : "# RUN: opt -p ";
   if (input.compare(0, run.size(), run) == 0) {
     std::string pipeline = input.substr(run.size(), input.find('\n') - run.size());
     rlx::PassContext ctx;
@@ -127,7 +138,8 @@ std::string produce(const std::string& mode, const std::string& input, const std
 
 const char* kTestHelp = R"(usage: rlx test [--errors | --corpus] [--update] PATH...
 
-Runs golden files (PATH: files or folders of .relax files). A golden file is:
+Runs golden files (PATH: files or folders of .relax files, and .relay files: Relay text imported,
+`// RUN:` for its RUN line). A golden file is:
   # RUN: opt -p PIPELINE        (optional; without it the input is only parsed and printed;
                                   a trailing --opt-level=N sets the context's opt level)
   <input module>
@@ -167,6 +179,11 @@ int runTest(const std::vector<std::string>& args, bool) {
   std::vector<std::string> files;
   for (auto& p : paths) {
     auto inDir = listFiles(p, mode == "repl" ? ".rlx" : ".relax");
+    if (mode != "repl" && mode != "corpus") {
+      auto relayFiles = listFiles(p, ".relay");
+      inDir.insert(inDir.end(), relayFiles.begin(), relayFiles.end());
+      std::sort(inDir.begin(), inDir.end());
+    }
     if (inDir.empty()) files.push_back(p);
     files.insert(files.end(), inDir.begin(), inDir.end());
   }
