@@ -217,7 +217,11 @@ rlx::Expr OpCtx::call(const std::string& name, std::vector<PyValue> args, KwArgs
   const OpInfo* info = findOp("relax." + name);
   if (!info) fail("rlx has no op relax." + name);
   auto built = buildOpCall(*info, std::move(args), std::move(kwargs));
-  if (!built) fail("R." + name + ": " + built.error().message);
+  if (!built) {
+    // Schema errors usually name the op already ("R.reshape: ...").
+    const std::string& m = built.error().message;
+    fail(m.rfind("R." + name, 0) == 0 ? m : "R." + name + ": " + m);
+  }
   return emitter_.emit(*built, span);
 }
 
