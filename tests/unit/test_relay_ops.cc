@@ -605,3 +605,13 @@ TEST_CASE("relay ops: bad calls are located errors naming the op", "[relay]") {
     CHECK(e.span.col == 7);
   }
 }
+
+TEST_CASE("relay ops: concatenate and stack take a tuple-typed variable as well as a tuple", "[relay]") {
+  RelayHarness h;
+  auto t = make<Var>("t", make<TupleSInfo>(std::vector<StructInfo>{tensorSInfo({intImm(2), intImm(3)}, DataType::float32()), tensorSInfo({intImm(1), intImm(3)}, DataType::float32())}));
+  h.params.push_back(t);
+  CHECK(body(h, h.convert("concatenate", {t})) == "gv: R.Tensor((3, 3), dtype=\"float32\") = R.concat(t, axis=0)\nreturn gv");
+  RelayHarness h2;
+  auto x = h2.input("x", {2}), y = h2.input("y", {2});
+  CHECK(sig(h2.convert("stack", {tupleOf({x, y})}, {{"axis", rInt(1)}})) == "R.Tensor((2, 2), dtype=\"float32\")");
+}
