@@ -120,6 +120,8 @@ RExpr prelu(OpCtx& c);
 RExpr dropout(OpCtx& c);
 RExpr pad(OpCtx& c);
 RExpr cross_entropy_with_logits(OpCtx& c);
+RExpr cross_entropy(OpCtx& c);
+RExpr mirror_pad(OpCtx& c);
 
 // ---- normalization (ops_norm.cc)
 RExpr batch_norm(OpCtx& c);
@@ -167,6 +169,8 @@ RExpr broadcast_to_like(OpCtx& c);
 RExpr dyn_broadcast_to(OpCtx& c);
 RExpr collapse_sum_like(OpCtx& c);
 RExpr shape_of(OpCtx& c);
+RExpr einsum(OpCtx& c);
+RExpr meshgrid(OpCtx& c);
 RExpr layout_transform(OpCtx& c);  // ops_layout.cc
 
 // ---- indexing (ops_index.cc)
@@ -176,6 +180,9 @@ RExpr take(OpCtx& c);
 RExpr gather(OpCtx& c);
 RExpr gather_nd(OpCtx& c);
 RExpr one_hot(OpCtx& c);
+RExpr scatter_elements(OpCtx& c);
+RExpr scatter_nd(OpCtx& c);
+RExpr trilu(OpCtx& c);
 
 // ---- reductions, scans, sorting (ops_reduce.cc)
 RExpr sum(OpCtx& c);
@@ -203,6 +210,10 @@ RExpr ones_like(OpCtx& c);
 RExpr full(OpCtx& c);
 RExpr full_like(OpCtx& c);
 RExpr arange(OpCtx& c);
+
+// ---- quantization (ops_quantize.cc)
+RExpr quantize(OpCtx& c);    // qnn.quantize
+RExpr dequantize(OpCtx& c);  // qnn.dequantize
 
 // ---- devices (ops_device.cc)
 RExpr on_device(OpCtx& c);

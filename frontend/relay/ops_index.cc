@@ -139,3 +139,38 @@ RExpr one_hot(OpCtx& c) {
 }
 
 }  // namespace rlx::relay::ops
+
+namespace rlx::relay::ops {
+
+// scatter_elements(data, indices, updates, axis, reduction): the same op in Relax.
+RExpr scatter_elements(OpCtx& c) {
+  c.expectArgs(3, 3);
+  c.allowAttrs({"axis", "reduction"});
+  return c.call("scatter_elements", {ex(c.arg(0)), ex(c.arg(1)), ex(c.arg(2))}, {{"axis", i(c.i("axis", 0))}, {"reduction", s(c.s("reduction", "update"))}});
+}
+
+// scatter_nd(data, indices, updates, mode): Relay's indices are (M, Y...), R.scatter_nd's (Y..., M).
+RExpr scatter_nd(OpCtx& c) {
+  c.expectArgs(3, 3);
+  c.allowAttrs({"mode"});
+  int rank = c.ndim(1);
+  RExpr idx = c.arg(1);
+  if (rank > 1) {
+    std::vector<int64_t> axes;
+    for (int k = 1; k < rank; ++k) axes.push_back(k);
+    axes.push_back(0);
+    idx = c.call("permute_dims", {ex(idx)}, {{"axes", ints(axes)}});
+  }
+  return c.call("scatter_nd", {ex(c.arg(0)), ex(idx), ex(c.arg(2))}, {{"reduction", s(c.s("mode", "update"))}});
+}
+
+// trilu(data, k, upper): R.triu / R.tril with the diagonal offset k (a constant here).
+RExpr trilu(OpCtx& c) {
+  c.expectArgs(2, 2);
+  c.allowAttrs({"upper"});
+  auto k = constScalar(c.arg(1));
+  if (!k) c.fail("k must be a constant (Relax takes it as a prim value)");
+  return c.call(c.b("upper", true) ? "triu" : "tril", {ex(c.arg(0)), i(int64_t(*k))});
+}
+
+}  // namespace rlx::relay::ops

@@ -145,3 +145,35 @@ RExpr cross_entropy_with_logits(OpCtx& c) {
 }
 
 }  // namespace rlx::relay::ops
+
+namespace rlx::relay::ops {
+
+// nn.cross_entropy(pred, target): -sum(log(pred) * target) / batch, which is
+// cross_entropy_with_logits of log(pred).
+RExpr cross_entropy(OpCtx& c) {
+  c.expectArgs(2, 2);
+  c.allowAttrs({});
+  RExpr logp = c.call("log", {ex(c.arg(0))});
+  return c.call("nn.cross_entropy_with_logits", {ex(logp), ex(c.arg(1))});
+}
+
+// nn.mirror_pad(x, pad_width, mode): REFLECT (edge not repeated) is R.nn.pad's "reflect";
+// SYMMETRIC (edge repeated) has no Relax form.
+RExpr mirror_pad(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"pad_width", "mode"});
+  std::string mode = c.s("mode", "SYMMETRIC");
+  if (mode != "REFLECT") c.fail("mode \"" + mode + "\" has no Relax form (R.nn.pad reflects without repeating the edge: REFLECT only)");
+  const AttrValue* pw = c.attr("pad_width");
+  if (!pw || pw->kind != AttrValue::Array) c.fail("needs pad_width, a list of [before, after] pairs");
+  std::vector<int64_t> flat;
+  for (auto& pair : pw->items) {
+    if (pair.kind != AttrValue::Array || pair.items.size() != 2 || pair.items[0].kind != AttrValue::Int || pair.items[1].kind != AttrValue::Int)
+      c.fail("pad_width must be a list of [before, after] int pairs");
+    flat.push_back(pair.items[0].i);
+    flat.push_back(pair.items[1].i);
+  }
+  return c.call("nn.pad", {ex(c.arg(0))}, {{"pad_width", ints(flat)}, {"pad_value", f(0.0)}, {"pad_mode", s("reflect")}});
+}
+
+}  // namespace rlx::relay::ops

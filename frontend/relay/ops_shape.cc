@@ -215,3 +215,21 @@ RExpr shape_of(OpCtx& c) {
 }
 
 }  // namespace rlx::relay::ops
+
+namespace rlx::relay::ops {
+
+// einsum((a, b, ...), equation): R.einsum with the equation as its subscripts.
+RExpr einsum(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"equation"});
+  if (!c.has("equation")) c.fail("needs an equation");
+  return c.call("einsum", {ex(c.arg(0))}, {{"subscripts", s(c.s("equation", ""))}});
+}
+
+RExpr meshgrid(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"indexing"});
+  return c.call("meshgrid", {ex(c.arg(0))}, {{"indexing", s(c.s("indexing", "ij"))}});
+}
+
+}  // namespace rlx::relay::ops

@@ -198,3 +198,121 @@ TEST_CASE("relay eval: layout_transform to a packed layout and gather_nd's index
   REQUIRE(r2.ok);
   CHECK(r2.values == V{10, 12});
 }
+
+namespace {
+// A 0-d constant argument (Relay's scalar literals arrive as Relax constants).
+Expr scalarConst(double v, const char* dtype) {
+  auto a = make<NDArray>(*DataType::parse(dtype), std::vector<int64_t>{});
+  a->setDouble(0, v);
+  auto k = make<Constant>(a);
+  k->sinfo = tensorSInfo({}, a->dtype);
+  return k;
+}
+}  // namespace
+
+TEST_CASE("relay eval: the further elementwise, creation and indexing ops", "[relay]") {
+  auto one = [](const std::string& op, std::vector<int64_t> shape, V in, const relay::Attrs& attrs, const char* dtype = "float32") {
+    RelayHarness h;
+    std::vector<PrimExpr> dims;
+    for (auto d : shape) dims.push_back(intImm(d));
+    auto x = h.input("x", dims, dtype);
+    return runTensor(h, h.convert(op, {x}, attrs), {TV(dtype, shape, std::move(in))});
+  };
+  CHECK(one("clip", {4}, {-2, 0.5, 3, 9}, {{"a_min", rFloat(0)}, {"a_max", rFloat(6)}}).values == V{0, 0.5, 3, 6});
+  CHECK(one("clip", {3}, {-7, 2, 9}, {{"a_min", rFloat(-1)}, {"a_max", rFloat(5)}}, "int32").values == V{-1, 2, 5});
+  CHECK(one("log2", {3}, {1, 8, 0.5}, {}).values == V{0, 3, -1});
+  CHECK(one("tile", {2}, {1, 2}, {{"reps", rInts({2, 2})}}).values == V{1, 2, 1, 2, 1, 2, 1, 2});
+  CHECK(one("repeat", {2}, {1, 2}, {{"repeats", rInt(2)}, {"axis", rInt(0)}}).values == V{1, 1, 2, 2});
+  CHECK(one("reverse", {3}, {1, 2, 3}, {{"axis", rInt(0)}}).values == V{3, 2, 1});
+  CHECK(one("cumsum", {4}, {1, 2, 3, 4}, {{"axis", rInt(0)}, {"exclusive", rBool(true)}}).values == V{0, 1, 3, 6});
+  CHECK(one("sort", {3}, {3, 1, 2}, {{"is_ascend", rBool(false)}}).values == V{3, 2, 1});
+  auto a = one("argsort", {3}, {3, 1, 2}, {});
+  CHECK(a.dtype == "int32");
+  CHECK(a.values == V{1, 2, 0});
+  auto l2 = one("nn.l2_normalize", {2}, {3, 4}, {{"eps", rFloat(1e-12)}});
+  REQUIRE(l2.values.size() == 2);
+  CHECK(l2.values[0] == Approx(0.6));
+  CHECK(l2.values[1] == Approx(0.8));
+  CHECK(one("nn.mirror_pad", {3}, {1, 2, 3}, {{"pad_width", rArr({rInts({2, 1})})}, {"mode", rStr("REFLECT")}}).values == V{3, 2, 1, 2, 3, 2});
+  auto any = one("any", {2, 2}, {0, 0, 0, 1}, {{"axis", rInts({1})}}, "bool");
+  CHECK(any.dtype == "bool");
+  CHECK(any.values == V{0, 1});
+  {
+    RelayHarness h;
+    auto x = h.input("x", {3});
+    auto r = h.run(h.convert("topk", {x}, {{"k", rInt(2)}}), {TV("float32", {3}, {1, 3, 2})});
+    REQUIRE(r.ok());
+    CHECK(vals(r.value().fields[0]) == V{3, 2});
+    CHECK(dtypeOf(r.value().fields[1]) == "int32");
+    CHECK(vals(r.value().fields[1]) == V{1, 2});
+  }
+  {
+    RelayHarness h;
+    auto r = runTensor(h, h.convert("full", {scalarConst(7, "float32")}, {{"shape", rInts({2})}}), {});
+    CHECK(r.values == V{7, 7});
+    RelayHarness h2;
+    auto r2 = runTensor(h2, h2.convert("arange", {scalarConst(1, "int32"), scalarConst(7, "int32"), scalarConst(2, "int32")}, {{"dtype", rStr("int32")}}), {});
+    CHECK(r2.dtype == "int32");
+    CHECK(r2.values == V{1, 3, 5});
+    RelayHarness h3;
+    auto x = h3.input("x", {2, 2});
+    auto r3 = runTensor(h3, h3.convert("trilu", {x, scalarConst(0, "int32")}, {{"upper", rBool(false)}}), {TV("float32", {2, 2}, {1, 2, 3, 4})});
+    CHECK(r3.values == V{1, 0, 3, 4});
+  }
+  {
+    RelayHarness h;
+    auto idx = h.input("i", {3}, "int32");
+    auto r = runTensor(h, h.convert("one_hot", {idx, scalarConst(1, "float32"), scalarConst(0, "float32")}, {{"depth", rInt(3)}, {"dtype", rStr("float32")}}),
+                       {TV("int32", {3}, {2, 0, 1})});
+    CHECK(r.dtype == "float32");
+    CHECK(r.values == V{0, 0, 1, 1, 0, 0, 0, 1, 0});
+  }
+  {
+    // where with a numeric condition: non-zero is true.
+    RelayHarness h;
+    auto c = h.input("c", {3}, "int32"), x = h.input("x", {3}), y = h.input("y", {3});
+    auto r = runTensor(h, h.convert("where", {c, x, y}), {TV("int32", {3}, {0, 2, -1}), TV("float32", {3}, {1, 2, 3}), TV("float32", {3}, {7, 8, 9})});
+    CHECK(r.values == V{7, 2, 3});
+  }
+  {
+    RelayHarness h;
+    auto d = h.input("d", {2, 3}), idx = h.input("i", {2, 2}, "int64");
+    auto r = runTensor(h, h.convert("gather", {d, idx}, {{"axis", rInt(1)}}), {TV("float32", {2, 3}, {1, 2, 3, 4, 5, 6}), TV("int64", {2, 2}, {2, 0, 1, 1})});
+    CHECK(r.values == V{3, 1, 5, 5});
+  }
+  {
+    // Relay scatter_nd: indices (M=1, Y=2) put updates at rows 2 and 0.
+    RelayHarness h;
+    auto d = h.input("d", {3}), idx = h.input("i", {1, 2}, "int64"), u = h.input("u", {2});
+    auto r = runTensor(h, h.convert("scatter_nd", {d, idx, u}), {TV("float32", {3}, {0, 0, 0}), TV("int64", {1, 2}, {2, 0}), TV("float32", {2}, {5, 6})});
+    CHECK(r.values == V{6, 0, 5});
+  }
+  {
+    RelayHarness h;
+    auto x = h.input("x", {2, 2}), y = h.input("y", {2, 2});
+    auto r = runTensor(h, h.convert("einsum", {tupleOf({x, y})}, {{"equation", rStr("ij,jk->ik")}}), {TV("float32", {2, 2}, {1, 2, 3, 4}), TV("float32", {2, 2}, {1, 0, 0, 1})});
+    CHECK(r.values == V{1, 2, 3, 4});
+  }
+  {
+    RelayHarness h;
+    auto x = h.input("x", {3});
+    auto r = runTensor(h, h.convert("qnn.quantize", {x, scalarConst(0.5, "float32"), scalarConst(1, "int32")}, {{"out_dtype", rStr("int8")}}),
+                       {TV("float32", {3}, {0, 1, -1})});
+    CHECK(r.dtype == "int8");
+    CHECK(r.values == V{1, 3, -1});
+  }
+  {
+    // image.resize2d with Relay's defaults (linear, half_pixel): 2 -> 4 along W.
+    RelayHarness h;
+    auto x = h.input("x", {1, 1, 1, 2});
+    auto r = runTensor(h, h.convert("image.resize2d", {x}, {{"size", rInts({1, 4})}}), {TV("float32", {1, 1, 1, 2}, {0, 4})});
+    CHECK(r.values == V{0, 1, 3, 4});
+  }
+  {
+    // instance_norm normalizes each (batch, channel) plane.
+    RelayHarness h;
+    auto x = h.input("x", {1, 1, 2}), g = h.input("g", {1}), b = h.input("b", {1});
+    auto r = runTensor(h, h.convert("nn.instance_norm", {x, g, b}, {{"epsilon", rFloat(0)}}), {TV("float32", {1, 1, 2}, {1, 3}), TV("float32", {1}, {2}), TV("float32", {1}, {1})});
+    CHECK(r.values == V{-1, 3});
+  }
+}
