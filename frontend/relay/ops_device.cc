@@ -15,6 +15,14 @@ struct Device {
   std::string scope;
 };
 
+// The DLDeviceType a target kind runs on (a VirtualDevice may give only its target); -1 if unknown.
+int64_t deviceTypeOfTarget(const std::string& kind) {
+  static const std::pair<const char*, int64_t> kinds[] = {{"llvm", 1}, {"c", 1}, {"cuda", 2}, {"nvptx", 2}, {"opencl", 4}, {"vulkan", 7}, {"metal", 8}, {"rocm", 10}, {"webgpu", 15}};
+  for (auto& [name, type] : kinds)
+    if (kind == name) return type;
+  return -1;
+}
+
 // A virtual device from `key` (meta[VirtualDevice][i]) or, in older text, the ints `typeKey`
 // (device_type / dst_dev_type) and `idKey`.
 Device deviceOf(OpCtx& c, const char* key, const char* typeKey, const char* idKey) {
@@ -24,6 +32,7 @@ Device deviceOf(OpCtx& c, const char* key, const char* typeKey, const char* idKe
     const MetaValue* m = c.meta(key);
     if (m->kind != MetaValue::VirtualDevice) c.fail("meta[" + a->s + "][" + std::to_string(a->index) + "] is a " + m->typeKey + ", not a VirtualDevice");
     d.type = m->deviceType;
+    if (d.type < 0 && !m->target.empty()) d.type = deviceTypeOfTarget(m->target);
     d.id = m->virtualDeviceId < 0 ? 0 : m->virtualDeviceId;
     d.scope = m->memoryScope;
     return d;

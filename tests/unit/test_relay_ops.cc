@@ -565,6 +565,13 @@ TEST_CASE("relay ops: on_device and device_copy become R.hint_on_device", "[rela
     RelayHarness h;
     auto x = h.input("x", {2});
     CHECK(body(h, h.convert("on_device", {x}, {{"device_type", rInt(1)}})).find("R.hint_on_device(x, R.device(device_type=1, index=0), \"global\")") != std::string::npos);
+    // A VirtualDevice giving only its target: the target's device type.
+    RelayHarness h3;
+    relay::MetaValue gpu = device(-1);
+    gpu.target = "cuda";
+    h3.meta["VirtualDevice"] = {gpu};
+    auto z = h3.input("z", {2});
+    CHECK(body(h3, h3.convert("on_device", {z}, {{"virtual_device", rMeta("VirtualDevice", 0)}})).find("R.device(device_type=2, index=0)") != std::string::npos);
     RelayHarness h2;
     h2.meta["VirtualDevice"] = {device(-1)};
     auto y = h2.input("y", {2});
