@@ -35,7 +35,7 @@ RExpr strided_slice(OpCtx& c) {
   std::vector<PrimExpr> b, e;
   std::vector<int64_t> st;
   for (size_t k = 0; k < axes.size(); ++k) {
-    int64_t stride = mode == "size" ? 1 : k < strides.size() ? strides[k] : (strides.size() == 1 ? strides[0] : 1);
+    int64_t stride = mode == "size" ? 1 : k < strides.size() ? strides[k] : 1;
     if (stride == 0) c.fail("strides must not be zero");
     st.push_back(stride);
     b.push_back(intImm(begin[k]));
