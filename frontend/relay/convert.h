@@ -30,7 +30,8 @@ class Emitter {
   virtual ~Emitter() = default;
   // Normalizes `e` (struct info inferred) and binds it to a fresh var; leaves come back unchanged.
   virtual rlx::Expr emit(const rlx::Expr& e, Span span) = 0;
-  // The entry meta[typeKey][index] of the file's meta table, or null when there is none.
+  // The entry `meta[typeKey][index]` of the module's metadata (its own section, then the external
+  // table), or null when there is none.
   virtual const MetaValue* lookupMeta(const std::string& typeKey, int64_t index) = 0;
 };
 
@@ -64,11 +65,17 @@ class OpCtx {
   std::vector<int64_t> ints(const char* key, std::vector<int64_t> def = {}) const;
   std::optional<std::vector<int64_t>> intsOpt(const char* key) const;  // absent or None: nullopt
   std::vector<double> floats(const char* key) const;
+  // A dtype attribute ("float32"); `def` when absent, None or "" (Relay's unset DataType).
+  DataType dtypeAttr(const char* key, DataType def) const;
+  // The entry a `meta[K][i]` attribute names (null when the attribute is absent or None); fails,
+  // located at the attribute, with "no meta table entry meta[K][i]" when the table has none.
+  const MetaValue* meta(const char* key) const;
 
   // ---- building
   // R.<name>(args, kwargs) (name without "relax.") through the op's schema, normalized and bound.
   rlx::Expr call(const std::string& name, std::vector<PyValue> args, KwArgs kwargs = {});
   rlx::Expr emit(const rlx::Expr& e);
+  // Throws ImportError at the call; the message gets "<op>: " in front.
   [[noreturn]] void fail(const std::string& message, std::string hint = {}) const;
 
  private:
