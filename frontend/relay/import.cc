@@ -49,9 +49,9 @@ void Importer::checkPrinted(const Type* printed, const rlx::Expr& value, Span sp
 }
 
 StructInfo Importer::paramSInfo(const Binder& b) {
-  if (!b.type)
-    throw ImportError("%" + b.name + " has no type annotation", b.span,
-                      "Relax needs every parameter's struct info: write it as %" + b.name + ": Tensor[(...), dtype]");
+  // Without a type (and no call to learn it from) a parameter is an R.Object: passing it along
+  // imports, and an op applied to it says it needs a tensor.
+  if (!b.type) return objectSInfo();
   return types_.convert(*b.type, /*defineVars=*/true);
 }
 
@@ -59,9 +59,16 @@ rlx::Expr Importer::bindNamed(rlx::Expr value, const std::string& name, Span spa
   // A value just built by the last binding takes the source's name; anything else gets a binding.
   if (name.empty()) return value;
   if (VarRef v = value.as<Var>()) {
+    if (v->name == name) return v;
     VarRef renamed = bb_.renameLastBinding(v, name);
     if (renamed != v) return renamed;
   }
+  auto bound = bb_.emit(value, name, span);
+  if (!bound) throw ImportError(bound.error().message, span);
+  return *bound;
+}
+
+rlx::Expr Importer::bindAlias(rlx::Expr value, const std::string& name, Span span) {
   auto bound = bb_.emit(value, name, span);
   if (!bound) throw ImportError(bound.error().message, span);
   return *bound;
@@ -118,6 +125,10 @@ rlx::Expr Importer::let(const Expr& e) {
   for (auto& [id, value] : e.bindings) {
     const Binder& b = m_.binders[size_t(id)];
     rlx::Expr v;
+    if (value->kind == Expr::Fn && value->fn->typeParams.empty() && hasUntypedParams(*value->fn)) {
+      deferred_[id] = value.get();
+      continue;
+    }
     if (value->kind == Expr::Fn && !b.graph && !b.name.empty() && value->fn->ret) {
       // A closure that may call itself: its var exists (typed by its signature) before its body.
       std::vector<StructInfo> ps;
@@ -133,7 +144,9 @@ rlx::Expr Importer::let(const Expr& e) {
       // `let %x` names its value; `%N = ...` and `a; b` leave the fresh name.
       std::string name = b.graph ? "" : b.name;
       v = expr(*value, name);
-      if (!name.empty()) v = bindNamed(v, name, b.span);
+      // Only a value this binding built may take its name; `let %x = %0` aliases with a binding.
+      bool built = value->kind == Expr::Call || value->kind == Expr::Tuple || value->kind == Expr::Proj || value->kind == Expr::If;
+      if (!name.empty()) v = built ? bindNamed(v, name, b.span) : bindAlias(v, name, b.span);
       values_[size_t(id)] = v;
     }
     checkPrinted(b.printed.get(), v, b.span);
@@ -165,7 +178,19 @@ rlx::Expr Importer::call(const Expr& e, const std::string& nameHint) {
   }
   if (callee.kind == Expr::Ctor) notExpressible("the constructor `" + callee.name + "`", callee.span, "Relax has no algebraic data types");
   // A call of a global, a closure variable, or a function written in place.
-  rlx::Expr f = expr(callee);
+  rlx::Expr f;
+  if (callee.kind == Expr::Local && deferred_.count(callee.binder)) {
+    f = materialize(callee.binder, args, e.span);
+  } else if (callee.kind == Expr::Fn && callee.fn->typeParams.empty() && hasUntypedParams(*callee.fn)) {
+    std::vector<StructInfo> sinfos;
+    for (auto& a : args) sinfos.push_back(sinfoOf(a));
+    FunctionRef fn = function(*callee.fn, "", false, &sinfos);
+    auto v = bb_.emit(fn, "", callee.span);
+    if (!v) throw ImportError(v.error().message, callee.span);
+    f = *v;
+  } else {
+    f = expr(callee);
+  }
   auto fs = sinfoOf(f).as<FuncSInfo>();
   if (!fs) throw ImportError("calling a value that is not a function (" + rlx::ops::sinfoStr(sinfoOf(f)) + ")", callee.span);
   if (fs->params && fs->params->size() != args.size())
@@ -186,6 +211,9 @@ rlx::Expr Importer::expr(const Expr& e, const std::string& nameHint) {
     case Expr::Local: {
       const Binder& b = m_.binders[size_t(e.binder)];
       out = values_[size_t(e.binder)];
+      if (!out && deferred_.count(e.binder))
+        throw ImportError("%" + b.name + " is used as a value, but its parameters have no types", e.span,
+                          "rlx types such a closure from its first call; annotate its parameters to pass it around");
       if (!out) {
         if (b.free) throw ImportError("not expressible in Relax: the free variable %" + b.name + " inside a module function", e.span);
         throw ImportError("%" + b.name + " is used before its value is known (a recursive value that is not a closure?)", e.span);
@@ -281,22 +309,47 @@ Attr attrOf(const AttrValue& v) {
 
 }  // namespace
 
-FunctionRef Importer::function(const Function& fn, const std::string& name, bool global) {
+bool Importer::hasUntypedParams(const Function& fn) const {
+  for (int p : fn.params)
+    if (!m_.binders[size_t(p)].type) return true;
+  return false;
+}
+
+rlx::Expr Importer::materialize(int binder, const std::vector<rlx::Expr>& args, Span span) {
+  const Expr& fnExpr = *deferred_.at(binder);
+  const Binder& b = m_.binders[size_t(binder)];
+  if (fnExpr.fn->params.size() != args.size())
+    throw ImportError("%" + b.name + " takes " + std::to_string(fnExpr.fn->params.size()) + " arguments but " + std::to_string(args.size()) +
+                          " are given",
+                      span);
+  std::vector<StructInfo> sinfos;
+  for (auto& a : args) sinfos.push_back(sinfoOf(a));
+  deferred_.erase(binder);
+  std::string name = b.graph ? "" : b.name;
+  FunctionRef f = function(*fnExpr.fn, name, false, &sinfos);
+  auto v = bb_.emit(f, name, fnExpr.span);
+  if (!v) throw ImportError(v.error().message, fnExpr.span);
+  values_[size_t(binder)] = *v;
+  return *v;
+}
+
+FunctionRef Importer::function(const Function& fn, const std::string& name, bool global, const std::vector<StructInfo>* argSInfo) {
   if (!fn.typeParams.empty()) {
     std::string ps;
     for (auto& p : fn.typeParams) ps += (ps.empty() ? "" : ", ") + p;
     notExpressible("the type parameters [" + ps + "]", fn.span, "Relax functions are not generic: instantiate the types");
   }
-  return function(fn.params, *fn.body, fn.attrs, fn.ret.get(), fn.span, name, global);
+  return function(fn.params, *fn.body, fn.attrs, fn.ret.get(), fn.span, name, global, argSInfo);
 }
 
 FunctionRef Importer::function(const std::vector<int>& paramBinders, const Expr& bodyExpr, const Attrs& fnAttrs, const Type* retType, Span span,
-                               const std::string& name, bool global) {
+                               const std::string& name, bool global, const std::vector<StructInfo>* argSInfo) {
   if (global) bb_.beginFunction();
   std::vector<VarRef> params;
-  for (int id : paramBinders) {
+  for (size_t k = 0; k < paramBinders.size(); ++k) {
+    int id = paramBinders[k];
     const Binder& b = m_.binders[size_t(id)];
-    auto v = make<Var>(b.name, paramSInfo(b));
+    auto v = make<Var>(b.name, !b.type && argSInfo && k < argSInfo->size() ? (*argSInfo)[k] : paramSInfo(b));
     v->span = b.span;
     values_[size_t(id)] = v;
     params.push_back(v);
@@ -363,7 +416,7 @@ Result<IRModuleRef> Importer::run() {
     std::map<std::string, const GlobalDef*> defs;
     for (auto& d : m_.functions) defs[d.name] = &d;
     for (auto& d : m_.functions)
-      if (hasSignature(d.fn, m_.binders)) {
+      if (d.fn.typeParams.empty() && hasSignature(d.fn, m_.binders)) {
         std::vector<StructInfo> ps;
         TypeConverter tc;
         for (int p : d.fn.params) ps.push_back(tc.convert(*m_.binders[size_t(p)].type, true));

@@ -37,9 +37,14 @@ class Importer final : public Emitter {
   void refuseTypeDefinitions();
   void declareGlobals();
   // A Relay function as a Relax one; nested functions are built in the current block frame.
-  FunctionRef function(const Function& fn, const std::string& name, bool global);
+  // `argSInfo` (when given) types the parameters written without a type, from a call's arguments.
+  FunctionRef function(const Function& fn, const std::string& name, bool global, const std::vector<StructInfo>* argSInfo = nullptr);
   FunctionRef function(const std::vector<int>& params, const Expr& body, const Attrs& attrs, const Type* ret, Span span, const std::string& name,
-                       bool global);
+                       bool global, const std::vector<StructInfo>* argSInfo = nullptr);
+  bool hasUntypedParams(const Function& fn) const;
+  // A closure whose parameters have no types is built where it is first called, typed by the
+  // arguments (Relay's inference would unify them the same way).
+  rlx::Expr materialize(int binder, const std::vector<rlx::Expr>& args, Span span);
   // Emits what `e` computes into the current block and returns an atom (var, constant, global).
   rlx::Expr expr(const Expr& e, const std::string& nameHint = "");
   rlx::Expr call(const Expr& e, const std::string& nameHint);
@@ -48,7 +53,8 @@ class Importer final : public Emitter {
   rlx::Expr branch(const Expr& e);  // a SeqExpr of its own block
   rlx::Expr scalar(const Expr& e);
   rlx::Expr constant(const MetaValue& v, const Expr& at);
-  rlx::Expr bindNamed(rlx::Expr value, const std::string& name, Span span);
+  rlx::Expr bindNamed(rlx::Expr value, const std::string& name, Span span);  // renames the value's binding
+  rlx::Expr bindAlias(rlx::Expr value, const std::string& name, Span span);  // a new binding name = value
   [[noreturn]] void notExpressible(const std::string& construct, Span span, const std::string& hint = {});
   void checkPrinted(const Type* printed, const rlx::Expr& value, Span span);
   StructInfo paramSInfo(const Binder& b);
@@ -58,6 +64,7 @@ class Importer final : public Emitter {
   BlockBuilder bb_;
   TypeConverter types_;
   std::vector<rlx::Expr> values_;  // by binder index
+  std::map<int, const Expr*> deferred_;  // closures with untyped parameters, by binder, until called
   std::map<std::string, GlobalVarRef> globals_;
   std::vector<std::string> importing_;  // the globals being imported (recursion without a signature)
 };

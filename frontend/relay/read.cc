@@ -1,6 +1,7 @@
 // readRelay: a Relay file through the PEGTL grammar into a parse tree (located syntax errors), its
 // metadata section into the meta table, then the tree walker into the syntax tree.
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "frontend/relay/reader.h"
@@ -25,28 +26,42 @@ struct Control : pegtl::normal<Rule> {
   }
 };
 
-// The first place where brackets or comments nest deeper than kMaxNesting, or npos.
-size_t tooDeep(std::string_view text) {
+// Checks nesting before the grammar runs: the first place where brackets or comments nest deeper
+// than kMaxNesting, or the start of a comment that never ends (the grammar would only see the end of
+// the file). Strings and line comments are skipped; inside a block comment only `/*` and `*/` count.
+std::optional<Error> checkNesting(std::string_view text, uint32_t file) {
   int depth = 0;
+  std::vector<size_t> comments;  // where each open block comment starts
+  auto at = [&](size_t p, const std::string& message) { return Error(message, sources::spanAt(file, uint32_t(p), 2)); };
   for (size_t p = 0; p < text.size(); ++p) {
+    bool opens = text.compare(p, 2, "/*") == 0, closes = text.compare(p, 2, "*/") == 0;
+    if (!comments.empty()) {
+      if (opens) comments.push_back(p++);
+      else if (closes) comments.pop_back(), ++p;
+      if (comments.size() > size_t(kMaxNesting)) return at(p, "comments nested more than " + std::to_string(kMaxNesting) + " deep");
+      continue;
+    }
     char c = text[p];
     if (c == '"') {  // strings have no escapes
       size_t q = text.find('"', p + 1);
-      if (q == std::string_view::npos) return std::string_view::npos;
+      if (q == std::string_view::npos) return std::nullopt;  // the grammar reports it
       p = q;
-    } else if (c == '/' && p + 1 < text.size() && text[p + 1] == '/') {
+    } else if (text.compare(p, 2, "//") == 0) {
       size_t q = text.find('\n', p);
-      if (q == std::string_view::npos) return std::string_view::npos;
+      if (q == std::string_view::npos) return std::nullopt;
       p = q;
-    } else if (c == '#' && text.compare(p, 11, "#[metadata]") == 0) {
-      return std::string_view::npos;  // JSON follows; its reader bounds its own nesting
-    } else if (c == '(' || c == '[' || c == '{' || (c == '/' && p + 1 < text.size() && text[p + 1] == '*')) {
-      if (++depth > kMaxNesting) return p;
-    } else if (c == ')' || c == ']' || c == '}' || (c == '*' && p + 1 < text.size() && text[p + 1] == '/')) {
+    } else if (text.compare(p, 11, "#[metadata]") == 0) {
+      return std::nullopt;  // JSON follows; its reader bounds its own nesting
+    } else if (opens) {
+      comments.push_back(p++);
+    } else if (c == '(' || c == '[' || c == '{') {
+      if (++depth > kMaxNesting) return at(p, "brackets nested more than " + std::to_string(kMaxNesting) + " deep");
+    } else if (c == ')' || c == ']' || c == '}') {
       --depth;
     }
   }
-  return std::string_view::npos;
+  if (!comments.empty()) return at(comments.front(), "unterminated comment (/* without */)");
+  return std::nullopt;
 }
 
 // A lone '\r' (not part of "\r\n") is an error in Relay's lexer; say so instead of "invalid syntax".
@@ -60,8 +75,7 @@ size_t loneCarriageReturn(std::string_view text) {
 
 Result<Module> readRelay(uint32_t file, const ReadOptions& options) {
   const std::string& text = sources::text(file);
-  if (size_t at = tooDeep(text); at != std::string_view::npos)
-    return Error("brackets or comments nested more than " + std::to_string(kMaxNesting) + " deep", sources::spanAt(file, uint32_t(at), 1));
+  if (auto bad = checkNesting(text, file)) return *bad;
   if (size_t at = loneCarriageReturn(text); at != std::string_view::npos)
     return Error("a carriage return must be followed by a newline", sources::spanAt(file, uint32_t(at), 1));
   Module mod;

@@ -149,17 +149,22 @@ ExprPtr TreeWalker::sequence(const Node& n) {
     bool isLast = k + 1 == n.children.size();
     if (isLast && isStatementBinding(st)) fail(st, "a binding must be followed by an expression (`;` and the expression that uses it)");
     if (st.is_type<g::let_binding>()) {
-      // let %x [: T] = value     — the variable is in scope in its own value (recursive closures).
+      // let %x [: T] = value     — a closure sees its own variable (recursion); any other value sees
+      // the variable it shadows (`let %a = %a + %a`).
       const Node& var = *st.children.at(0);
       TypePtr annotation;
       size_t valueAt = 1;
       if (st.children.size() == 3) annotation = type(*st.children[1]), valueAt = 2;
       TypePtr printed = printedTypeAfter(st.children[valueAt - 1]->m_end.byte);
+      const Node& valueNode = *st.children[valueAt];
+      ExprPtr value;
+      if (!valueNode.is_type<g::fn_expr>()) value = expr(valueNode);
       pushScope();
       ++scopes;
       int id = bind(var.string().substr(1), var, std::move(annotation));
       mod_.binders[size_t(id)].printed = std::move(printed);
-      let->bindings.emplace_back(id, expr(*st.children[valueAt]));
+      if (!value) value = expr(valueNode);
+      let->bindings.emplace_back(id, std::move(value));
     } else if (st.is_type<g::graph_binding>()) {
       const Node& var = *st.children.at(0);
       std::string name = var.string().substr(1);

@@ -4,7 +4,8 @@
 
 #include "frontend/relay/relay.h"
 
-using namespace rlx;
+using rlx::Error;
+using rlx::renderError;
 using namespace rlx::relay;
 
 namespace {
@@ -134,6 +135,9 @@ def @main(%d: Tensor[(?, 3), float32] /* ty=Tensor[(?, 3), float32] */, %t: (Ten
 
 TEST_CASE("relay reader: nested comments, metadata and missing meta entries", "[relay]") {
   readOk("/* outer /* inner */ still a comment */ 1");
+  Error open = readBad("1 /* a /* b */\n2");
+  CHECK(open.message == "unterminated comment (/* without */)");
+  CHECK(open.span.col == 3);
   Error e = readBad("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(3), float32]) {\n  add(%x, meta[relay.Constant][0])\n}\n");
   CHECK(e.message == "no meta table entry meta[relay.Constant][0]");
   CHECK(e.span.line == 3);
@@ -143,7 +147,7 @@ TEST_CASE("relay reader: nested comments, metadata and missing meta entries", "[
   MetaValue c;
   c.kind = MetaValue::Constant;
   c.typeKey = "relay.Constant";
-  c.array = make<NDArray>(DataType::float32(), std::vector<int64_t>{3});
+  c.array = rlx::make<rlx::NDArray>(rlx::DataType::float32(), std::vector<int64_t>{3});
   table["relay.Constant"].push_back(c);
   ReadOptions options;
   options.externalMeta = &table;
@@ -182,8 +186,8 @@ def @len[A](%xs: List[A]) -> int32 {
 TEST_CASE("relay reader: bad input is located, never a crash", "[relay]") {
   CHECK(readBad("#[version = \"0.0.5\"]\ndef @main(%x: float32 {\n  %x\n}\n").message == "expected ')'");
   CHECK(readBad("").message == "the file has no definition and no expression");
-  CHECK(readBad("\"unterminated").message == "unterminated string");
+  CHECK(readBad("nn.pad(1, pad_mode=\"constant)").message == "unterminated string");
   CHECK(readBad("(1\r2)").message == "a carriage return must be followed by a newline");
-  CHECK(readBad(std::string(1000, '(')).message == "brackets or comments nested more than 400 deep");
+  CHECK(readBad(std::string(1000, '(')).message == "brackets nested more than 400 deep");
   CHECK(readBad("#[version = \"0.0.4\"]\n1").message == "unsupported Relay version \"0.0.4\"");
 }
