@@ -232,9 +232,13 @@ rlx::Expr Importer::expr(const Expr& e, const std::string& nameHint) {
       out = it->second;
       break;
     }
-    case Expr::OpName:
+    case Expr::OpName: {
+      std::string why;
+      if (!findConverter(e.name, &why) && why.empty())
+        throw ImportError("`" + e.name + "` is not a Relay operator rlx knows, nor a variable (locals are written %" + e.name + ")", e.span);
       throw ImportError("not expressible in Relax: the operator `" + e.name + "` used as a value", e.span,
                         "Relax ops are called, never passed around; wrap it in a fn (Relay's EtaExpand)");
+    }
     case Expr::Ctor:
       notExpressible("the constructor `" + e.name + "`", e.span, "Relax has no algebraic data types");
     case Expr::Scalar:
