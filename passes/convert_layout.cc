@@ -73,26 +73,7 @@ Expr convertLeaf(const Expr& x, const std::string& from, const std::string& to) 
         if ((*f)[j].letter == a.letter) axes.push_back(int64_t(j));
     return build::call("permute_dims", {build::e(x)}, {{"axes", build::ints(axes)}});
   }
-  PyValue vars, results, map;
-  vars.kind = results.kind = PyValue::List;
-  std::vector<PrimExpr> iv;
-  for (size_t i = 0; i < f->size(); ++i) {
-    iv.push_back(make<PrimVar>("i" + std::to_string(i), DataType::int32()));
-    PyValue p;
-    p.kind = PyValue::Prim;
-    p.prim = iv.back();
-    vars.items.push_back(p);
-  }
-  for (auto& r : layout::indexMap(from, to, iv)) {
-    PyValue p;
-    p.kind = PyValue::Prim;
-    p.prim = r;
-    results.items.push_back(p);
-  }
-  map.kind = PyValue::Ctor;
-  map.s = "T.index_map";
-  map.items = {vars, results};
-  return build::call("layout_transform", {build::e(x)}, {{"index_map", map}});
+  return build::call("layout_transform", {build::e(x)}, {{"index_map", layout::indexMapArg(from, to)}});
 }
 
 // `x` converted from `from` to `to`, leaf by leaf (a tuple var becomes a tuple of its converted

@@ -217,3 +217,28 @@ std::vector<PrimExpr> indexMap(const std::string& from, const std::string& to, c
 }
 
 }  // namespace rlx::layout
+
+namespace rlx::layout {
+
+PyValue indexMapArg(const std::string& from, const std::string& to) {
+  PyValue vars, results, map;
+  vars.kind = results.kind = PyValue::List;
+  auto prim = [](PrimExpr e) {
+    PyValue p;
+    p.kind = PyValue::Prim;
+    p.prim = std::move(e);
+    return p;
+  };
+  std::vector<PrimExpr> iv;
+  for (int k = 0; k < ndim(from); ++k) {
+    iv.push_back(make<PrimVar>("i" + std::to_string(k), DataType::int32()));
+    vars.items.push_back(prim(iv.back()));
+  }
+  for (auto& r : indexMap(from, to, iv)) results.items.push_back(prim(r));
+  map.kind = PyValue::Ctor;
+  map.s = "T.index_map";
+  map.items = {vars, results};
+  return map;
+}
+
+}  // namespace rlx::layout

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/expr.h"
+#include "ir/op.h"
 
 namespace rlx::layout {
 
@@ -45,5 +46,8 @@ bool canProveTransform(const std::string& src, const std::string& dst, const std
 
 // The index expressions (over `vars`, one per axis of `from`) of each axis of `to`.
 std::vector<PrimExpr> indexMap(const std::string& from, const std::string& to, const std::vector<PrimExpr>& vars);
+// R.layout_transform's index_map argument from `from` to `to`: `T.index_map(lambda i0, i1, ...: (...))`
+// in the constructor form op schemas read (int32 vars i0, i1, ..., one per axis of `from`).
+PyValue indexMapArg(const std::string& from, const std::string& to);
 
 }  // namespace rlx::layout

@@ -8,6 +8,21 @@
 
 namespace rlx::relay::ops {
 
+namespace {
+
+// Relay's nd-indices (M, Y...) as Relax's (Y..., M): argument `arg` with its first axis moved last.
+RExpr indexTupleAxisLast(OpCtx& c, size_t arg) {
+  int rank = c.ndim(arg);
+  if (rank <= 1) return c.arg(arg);
+  std::vector<int64_t> axes;
+  for (int k = 1; k < rank; ++k) axes.push_back(k);
+  axes.push_back(0);
+  return c.call("permute_dims", {ex(c.arg(arg))}, {{"axes", ints(axes)}});
+}
+
+}  // namespace
+
+
 // strided_slice(x, begin, end, strides, axes, slice_mode): without axes, begin[k] / end[k] /
 // strides[k] apply to axis k (missing ends run to the end of the axis, missing strides are 1).
 // slice_mode="size" reads `end` as sizes (-1 = to the end) and ignores strides.
@@ -110,14 +125,7 @@ RExpr gather_nd(OpCtx& c) {
   c.expectArgs(2, 2);
   c.allowAttrs({"batch_dims", "index_rank"});
   if (c.i("batch_dims", 0) != 0) c.fail("batch_dims other than 0 is not supported");
-  int rank = c.ndim(1);
-  RExpr idx = c.arg(1);
-  if (rank > 1) {
-    std::vector<int64_t> axes;
-    for (int k = 1; k < rank; ++k) axes.push_back(k);
-    axes.push_back(0);
-    idx = c.call("permute_dims", {ex(idx)}, {{"axes", ints(axes)}});
-  }
+  RExpr idx = indexTupleAxisLast(c, 1);
   return c.call("gather_nd", {ex(c.arg(0)), ex(idx)}, {{"batch_dims", i(0)}});
 }
 
@@ -138,9 +146,6 @@ RExpr one_hot(OpCtx& c) {
   return c.call("one_hot", {ex(c.arg(0)), prim(*on), prim(*off)}, {{"depth", i(c.i("depth", 1))}, {"axis", i(c.i("axis", -1))}});
 }
 
-}  // namespace rlx::relay::ops
-
-namespace rlx::relay::ops {
 
 // scatter_elements(data, indices, updates, axis, reduction): the same op in Relax.
 RExpr scatter_elements(OpCtx& c) {
@@ -153,14 +158,7 @@ RExpr scatter_elements(OpCtx& c) {
 RExpr scatter_nd(OpCtx& c) {
   c.expectArgs(3, 3);
   c.allowAttrs({"mode"});
-  int rank = c.ndim(1);
-  RExpr idx = c.arg(1);
-  if (rank > 1) {
-    std::vector<int64_t> axes;
-    for (int k = 1; k < rank; ++k) axes.push_back(k);
-    axes.push_back(0);
-    idx = c.call("permute_dims", {ex(idx)}, {{"axes", ints(axes)}});
-  }
+  RExpr idx = indexTupleAxisLast(c, 1);
   return c.call("scatter_nd", {ex(c.arg(0)), ex(idx), ex(c.arg(2))}, {{"reduction", s(c.s("mode", "update"))}});
 }
 

@@ -18,27 +18,7 @@ RExpr layout_transform(OpCtx& c) {
   for (auto& a : *to)
     if (layout::indexOf(src, char(std::toupper(a.letter))) < 0) c.fail("axis " + std::string(1, char(std::toupper(a.letter))) + " of \"" + dst + "\" is not in \"" + src + "\"");
   if (src == dst) return c.arg(0);
-  // T.index_map(lambda i0, i1, ...: (...)) as the PyValue constructor form the schema reads.
-  PyValue vars, results, map;
-  vars.kind = results.kind = PyValue::List;
-  std::vector<PrimExpr> iv;
-  for (size_t k = 0; k < from->size(); ++k) {
-    iv.push_back(make<PrimVar>("i" + std::to_string(k), DataType::int32()));
-    PyValue p;
-    p.kind = PyValue::Prim;
-    p.prim = iv.back();
-    vars.items.push_back(p);
-  }
-  for (auto& r : layout::indexMap(src, dst, iv)) {
-    PyValue p;
-    p.kind = PyValue::Prim;
-    p.prim = r;
-    results.items.push_back(p);
-  }
-  map.kind = PyValue::Ctor;
-  map.s = "T.index_map";
-  map.items = {vars, results};
-  return c.call("layout_transform", {ex(c.arg(0))}, {{"index_map", map}});
+  return c.call("layout_transform", {ex(c.arg(0))}, {{"index_map", layout::indexMapArg(src, dst)}});
 }
 
 }  // namespace rlx::relay::ops

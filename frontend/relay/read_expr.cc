@@ -32,15 +32,18 @@ bool isStatementBinding(const Node& n) {
 
 }  // namespace
 
-ExprPtr TreeWalker::finish(ExprPtr e, const Node& n) {
-  e->span = span(n);
-  size_t end = n.m_end.byte;
+void TreeWalker::claimPrinted(Expr& e, size_t end) {
   if (TypePtr t = printedTypeAfter(end)) {
     // The comment belongs to the outermost node that ends right before it.
-    auto [it, inserted] = printedOwner_.emplace(end, e.get());
-    if (!inserted) it->second->printed.reset(), it->second = e.get();
-    e->printed = std::move(t);
+    auto [it, inserted] = printedOwner_.emplace(end, &e);
+    if (!inserted) it->second->printed.reset(), it->second = &e;
+    e.printed = std::move(t);
   }
+}
+
+ExprPtr TreeWalker::finish(ExprPtr e, const Node& n) {
+  e->span = span(n);
+  claimPrinted(*e, n.m_end.byte);
   return e;
 }
 
@@ -236,12 +239,7 @@ ExprPtr TreeWalker::postfix(const Node& n) {
     }
     // The node for the prefix up to here ends at this postfix's end.
     cur->span = span(n);
-    size_t end = post.m_end.byte;
-    if (TypePtr t = printedTypeAfter(end)) {
-      auto [it, inserted] = printedOwner_.emplace(end, cur.get());
-      if (!inserted) it->second->printed.reset(), it->second = cur.get();
-      cur->printed = std::move(t);
-    }
+    claimPrinted(*cur, post.m_end.byte);
   }
   return cur;
 }

@@ -78,6 +78,7 @@ class TreeWalker {
   std::unique_ptr<Function> function(const Node& sig);
   PatternPtr pattern(const Node& n);
   ExprPtr finish(ExprPtr e, const Node& n);  // span + printed type
+  void claimPrinted(Expr& e, size_t end);     // the `/* ty */` comment after byte `end`, if any
   // ---- scopes
   int bind(const std::string& name, const Node& where, TypePtr type, bool graph = false);
   void pushScope() { scopes_.emplace_back(); }
