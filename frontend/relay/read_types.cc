@@ -105,9 +105,11 @@ TypePtr TreeWalker::printedTypeAfter(size_t end) {
   p += 3;
   size_t close = text_.find("*/", p);
   if (close == std::string_view::npos) return nullptr;
+  // `ty=T span=file:line:col`: the type ends where the span begins (searched within the comment
+  // only, so that reading stays linear in the file's size).
   size_t stop = close;
-  size_t spanAt = text_.find(" span=", p);
-  if (spanAt != std::string_view::npos && spanAt < stop) stop = spanAt;
+  size_t spanAt = text_.substr(p, close - p).find(" span=");
+  if (spanAt != std::string_view::npos) stop = p + spanAt;
   // The comment is parsed as a type on its own; one TVM could not print as a type is ignored.
   pegtl::memory_input<> in(text_.data() + p, stop - p, "");
   try {
