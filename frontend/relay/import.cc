@@ -12,14 +12,44 @@
 #include "passes/pass.h"
 #include "passes/registry.h"
 
+namespace rlx::grammar {
+bool isReservedWord(std::string_view word);  // grammar/grammar.hpp (the Relax parser's keywords)
+}
+
 namespace rlx::relay {
+
+namespace {
+
+// `s` without references to shape vars (R.Tensor(shape_var, ...) becomes R.Tensor(ndim=k)); symbolic
+// dims stay. Relay's type of such a result is `Tensor[(?, ...)]` anyway, and a binding whose struct
+// info names another binding's var would tie the two together in later passes (ConvertToDataflow
+// makes the shape var a DataflowVar without rewriting the struct info that names it).
+StructInfo withoutShapeVars(const StructInfo& s) {
+  std::vector<Ref<PrimVar>> dims;
+  sinfoCollectVars(s, dims);
+  std::vector<const PrimVar*> keep;
+  for (auto& d : dims) keep.push_back(d.get());
+  return eraseUndefinedVars(s, keep);
+}
+
+bool isUnit(const rlx::Expr& e) {
+  auto t = e.as<rlx::Tuple>();
+  return t && t->fields.empty();
+}
+
+// `%if`, `%in`, `@def`, `%None` are fine Relay names but Python keywords: printed as they are, the
+// module would not parse back, so they get a trailing `_`.
+std::string relaxName(const std::string& relayName) { return grammar::isReservedWord(relayName) ? relayName + "_" : relayName; }
+
+}  // namespace
 
 rlx::Expr Importer::emit(const rlx::Expr& e, Span span) {
   if (isLeafExpr(e)) return e;
   auto n = bb_.normalize(e);
   if (!n) throw ImportError(n.error().message, span);
   if (isLeafExpr(*n)) return *n;
-  auto v = bb_.emit(*n, "", span);
+  StructInfo erased = withoutShapeVars(sinfoOf(*n));
+  auto v = bb_.emit(*n, "", span, erased.same(sinfoOf(*n)) ? StructInfo() : erased);
   if (!v) throw ImportError(v.error().message, span);
   return *v;
 }
@@ -133,20 +163,21 @@ rlx::Expr Importer::let(const Expr& e) {
       // A closure that may call itself: its var exists (typed by its signature) before its body.
       std::vector<StructInfo> ps;
       for (int p : value->fn->params) ps.push_back(paramSInfo(m_.binders[size_t(p)]));
-      auto self = make<Var>(b.name, make<FuncSInfo>(std::move(ps), types_.convert(*value->fn->ret, false), true));
+      auto self = make<Var>(relaxName(b.name), make<FuncSInfo>(std::move(ps), types_.convert(*value->fn->ret, false), true));
       values_[size_t(id)] = self;
-      FunctionRef f = function(*value->fn, b.name, false);
+      FunctionRef f = function(*value->fn, relaxName(b.name), false);
       auto binding = make<Binding>(self, f);
       binding->span = b.span;
       bb_.addBinding(binding);
       v = self;
     } else {
       // `let %x` names its value; `%N = ...` and `a; b` leave the fresh name.
-      std::string name = b.graph ? "" : b.name;
+      std::string name = b.graph ? "" : relaxName(b.name);
       v = expr(*value, name);
       // Only a value this binding built may take its name; `let %x = %0` aliases with a binding.
-      bool built = value->kind == Expr::Call || value->kind == Expr::Tuple || value->kind == Expr::Proj || value->kind == Expr::If;
-      if (!name.empty()) v = built ? bindNamed(v, name, b.span) : bindAlias(v, name, b.span);
+      bool built = value->kind == Expr::Call || value->kind == Expr::Tuple || value->kind == Expr::Proj || value->kind == Expr::If ||
+                   value->kind == Expr::Fn;
+      if (!name.empty() && !isUnit(v)) v = built ? bindNamed(v, name, b.span) : bindAlias(v, name, b.span);
       values_[size_t(id)] = v;
     }
     checkPrinted(b.printed.get(), v, b.span);
@@ -254,7 +285,9 @@ rlx::Expr Importer::expr(const Expr& e, const std::string& nameHint) {
     case Expr::Tuple: {
       std::vector<rlx::Expr> fields;
       for (auto& k : e.kids) fields.push_back(expr(*k));
-      out = emit(tupleOf(std::move(fields)), e.span);
+      // `()` stays in place like a constant: a var bound to a void value prints as a bare statement
+      // (TVM's printer), which a dataflow block's R.output could not name.
+      out = fields.empty() ? tupleOf({}) : emit(tupleOf(std::move(fields)), e.span);
       break;
     }
     case Expr::Proj: {
@@ -329,7 +362,7 @@ rlx::Expr Importer::materialize(int binder, const std::vector<rlx::Expr>& args, 
   std::vector<StructInfo> sinfos;
   for (auto& a : args) sinfos.push_back(sinfoOf(a));
   deferred_.erase(binder);
-  std::string name = b.graph ? "" : b.name;
+  std::string name = b.graph ? "" : relaxName(b.name);
   FunctionRef f = function(*fnExpr.fn, name, false, &sinfos);
   auto v = bb_.emit(f, name, fnExpr.span);
   if (!v) throw ImportError(v.error().message, fnExpr.span);
@@ -353,7 +386,7 @@ FunctionRef Importer::function(const std::vector<int>& paramBinders, const Expr&
   for (size_t k = 0; k < paramBinders.size(); ++k) {
     int id = paramBinders[k];
     const Binder& b = m_.binders[size_t(id)];
-    auto v = make<Var>(b.name, !b.type && argSInfo && k < argSInfo->size() ? (*argSInfo)[k] : paramSInfo(b));
+    auto v = make<Var>(relaxName(b.name), !b.type && argSInfo && k < argSInfo->size() ? (*argSInfo)[k] : paramSInfo(b));
     v->span = b.span;
     values_[size_t(id)] = v;
     params.push_back(v);
@@ -365,9 +398,10 @@ FunctionRef Importer::function(const std::vector<int>& paramBinders, const Expr&
   for (auto& [k, v] : fnAttrs) {
     Attr a = attrOf(v);
     if (!a) continue;  // virtual_device entries and None: device placement is not a function attribute in Relax
+    if (global && k == "global_symbol") continue;  // a module function's symbol is its name (below), once
     attrs.emplace_back(k, a);
   }
-  if (global) attrs.emplace_back("global_symbol", rlx::AttrValue::str(name));
+  if (global) attrs.emplace_back("global_symbol", rlx::AttrValue::str(relaxName(name)));
   auto f = make<rlx::Function>(params, body, ret, true, attrs.empty() ? AttrsRef() : makeDictAttrs(std::move(attrs)));
   std::vector<StructInfo> ps;
   for (auto& p : params) ps.push_back(sinfoOf(p));
@@ -424,7 +458,7 @@ Result<IRModuleRef> Importer::run() {
         std::vector<StructInfo> ps;
         TypeConverter tc;
         for (int p : d.fn.params) ps.push_back(tc.convert(*m_.binders[size_t(p)].type, true));
-        auto gvar = make<GlobalVar>(d.name);
+        auto gvar = make<GlobalVar>(relaxName(d.name));
         gvar->sinfo = make<FuncSInfo>(std::move(ps), tc.convert(*d.fn.ret, false), true);
         globals_[d.name] = gvar;
       }
@@ -439,7 +473,7 @@ Result<IRModuleRef> Importer::run() {
       FunctionRef f = function(d.fn, d.name, true);
       GlobalVarRef gvar;
       if (auto it = globals_.find(d.name); it != globals_.end()) gvar = it->second;
-      else gvar = make<GlobalVar>(d.name), globals_[d.name] = gvar;
+      else gvar = make<GlobalVar>(relaxName(d.name)), globals_[d.name] = gvar;
       gvar->sinfo = f->sinfo;
       mod->functions.push_back({gvar, f});
       visiting.erase(d.name);
