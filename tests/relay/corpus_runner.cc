@@ -1,6 +1,7 @@
 // rlx_relay_corpus: reads and imports every program of a Relay corpus (index.tsv + zoo/), checks each
-// `/* ty=... */` comment TVM printed against rlx's struct info, and compares every outcome with a
-// committed expectation file: any difference (regression or unexpected pass) fails the run.
+// `/* ty=... */` comment TVM printed against rlx's struct info, checks that each import prints as
+// Relax text that parses back, and compares every outcome with a committed expectation file: any
+// difference (regression or unexpected pass) fails the run.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,8 @@
 
 #include "frontend/relay/relay.h"
 #include "ir/verifier.h"
+#include "parser/parser.h"
+#include "printer/printer.h"
 
 namespace fs = std::filesystem;
 using namespace rlx;
@@ -70,6 +73,10 @@ std::string run(const fs::path& path, int& typesChecked, int& typesAgreed, bool 
     return "import-error\t" + where(e) + firstLine(e.message);
   }
   for (auto& e : verifyModule(*mod)) return "ill-formed\t" + firstLine(e.message);
+  // The Relax text of an import must parse back (a name that is a Python keyword, a var the printer
+  // writes as a statement, ... would not).
+  DiagnosticEngine diag;
+  if (!parseModule(printModule(*mod), path.filename().string() + " (printed)", diag)) return "unprintable\t" + firstLine(diag.render(false));
   return "ok\ttypes " + std::to_string(checked - mismatches.size()) + "/" + std::to_string(checked);
 }
 
