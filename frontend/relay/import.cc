@@ -444,8 +444,12 @@ Result<IRModuleRef> Importer::run() {
     values_.resize(m_.binders.size());
     refuseTypeDefinitions();
     if (m_.body) {
-      // An expression file: `main` over its free variables.
-      FunctionRef f = function(m_.freeVars, *m_.body, {}, nullptr, m_.body->span, "main", true);
+      // An expression file: `main` over its free variables. A file that is one closed `fn` (what
+      // printing a Relay function gives) is `main` itself, as TVM's IRModule.from_expr makes it.
+      const Expr& body = *m_.body;
+      FunctionRef f = body.kind == Expr::Fn && m_.freeVars.empty() ? function(*body.fn, "main", true)
+                                                                    : function(m_.freeVars, body, {}, nullptr, body.span, "main", true);
+      if (body.kind == Expr::Fn && m_.freeVars.empty()) checkPrinted(body.printed.get(), f, body.span);
       auto gvar = make<GlobalVar>("main");
       gvar->sinfo = f->sinfo;
       mod->functions.push_back({gvar, f});
