@@ -407,7 +407,13 @@ FunctionRef Importer::function(const std::vector<int>& paramBinders, const Expr&
   for (auto& p : params) ps.push_back(sinfoOf(p));
   f->sinfo = make<FuncSInfo>(std::move(ps), ret, true);
   f->span = span;
-  if (retType) checkPrinted(retType, body, span);
+  if (retType) {
+    checkPrinted(retType, body, span);
+    // Relay's InferType rejects a body that cannot have the declared return type.
+    if (sinfoNeverBaseOf(types_.convert(*retType, false), sinfoOf(body)))
+      throw ImportError("the body's value is " + rlx::ops::sinfoStr(sinfoOf(body)) + " but the function's return type is " + TypeConverter::str(*retType),
+                        span);
+  }
   return f;
 }
 
