@@ -18,10 +18,13 @@ struct Type;
 using TypePtr = std::unique_ptr<Type>;
 
 // One dimension of a tensor type: a number, `?` (Any) or a `meta[...]` entry (kept unresolved).
+struct MetaValue;
+
 struct Dim {
   enum Kind { Int, Any, Meta } kind = Int;
   int64_t value = 0;
   Span span;
+  const MetaValue* meta = nullptr;  // Meta: the entry it names (a tir.SizeVar / tir.Var, or an IntImm)
 };
 
 struct Type {
@@ -44,7 +47,7 @@ struct Type {
 // ---- metadata ------------------------------------------------------------------------------
 // One `meta[KEY][i]` entry, from the `#[metadata]` section or an external table.
 struct MetaValue {
-  enum Kind { Constant, Int, Float, VirtualDevice, Other } kind = Other;
+  enum Kind { Constant, Int, Float, VirtualDevice, Other, SymVar } kind = Other;
   std::string typeKey;    // "relay.Constant", "runtime.BoxInt", "VirtualDevice", ...
   NDArrayRef array;       // Constant
   int64_t value = 0;      // Int (runtime.BoxInt, runtime.BoxBool as 0/1, IntImm)
@@ -54,6 +57,7 @@ struct MetaValue {
   int virtualDeviceId = -1;
   std::string memoryScope;
   std::string target;     // VirtualDevice: the target's kind when it has one ("llvm", "cuda")
+  std::string name;       // SymVar (tir.SizeVar, tir.Var): the variable's name ("n"); dtype its dtype
 };
 using MetaTable = std::map<std::string, std::vector<MetaValue>>;
 

@@ -19,7 +19,24 @@ StructInfo TypeConverter::convert(const Type& t, bool defineVars) {
         if (d.kind == Dim::Int) {
           dims.push_back(intImm(d.value));
         } else if (d.kind == Dim::Meta) {
-          throw ImportError("a meta[...] dimension is not supported", d.span);
+          const MetaValue* m = d.meta;
+          if (m && m->kind == MetaValue::Int && m->value >= 0) {
+            dims.push_back(intImm(m->value));
+          } else if (m && m->kind == MetaValue::SymVar) {
+            auto known = metaVars_.find(m);
+            if (known != metaVars_.end()) {
+              dims.push_back(known->second);
+            } else if (defineVars) {
+              auto v = make<PrimVar>(m->name, DataType::int64());  // Relax shapes are int64 (TVM's SizeVar is int32)
+              metaVars_[m] = v;
+              dims.push_back(v);
+            } else {
+              return make<TensorSInfo>(nullptr, dtype, int(t.shape.size()));  // not bound by a parameter yet
+            }
+          } else {
+            throw ImportError("a meta[...] dimension must name a tir.SizeVar, tir.Var or IntImm" + (m ? ", not a " + m->typeKey : std::string()),
+                              d.span);
+          }
         } else if (defineVars) {
           // One fresh symbolic var per `?`, as TVM's translator did ("n", "n1", ...).
           std::string name = next_ == 0 ? "n" : "n" + std::to_string(next_);

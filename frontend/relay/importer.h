@@ -11,7 +11,8 @@
 namespace rlx::relay {
 
 // Relay types as Relax struct info (import_types.cc). Each `?` of a parameter's type becomes a fresh
-// symbolic var (`fresh` names it); elsewhere a tensor with a `?` keeps only its rank.
+// symbolic var (`fresh` names it); elsewhere a tensor with a `?` keeps only its rank. A metadata
+// shape variable is one symbolic var wherever it appears (first defined by a parameter's type).
 class TypeConverter {
  public:
   StructInfo convert(const Type& t, bool defineVars);
@@ -23,6 +24,9 @@ class TypeConverter {
 
  private:
   int next_ = 0;
+  // One symbolic var per metadata shape variable (`meta[tir.SizeVar][0]`), shared by every type
+  // that names it, as TVM's SizeVar object is.
+  std::map<const MetaValue*, Ref<PrimVar>> metaVars_;
 };
 
 class Importer final : public Emitter {

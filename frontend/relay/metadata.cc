@@ -304,6 +304,8 @@ class MetaReader {
       v.f = *f;
     } else if (t == "VirtualDevice") {
       RLX_TRY_STATUS(virtualDevice(i, v));
+    } else if (t == "tir.SizeVar" || t == "tir.Var") {
+      RLX_TRY_STATUS(symVar(i, v));
     }
     return v;  // anything else stays Other: an error only if the program uses it
   }
@@ -325,6 +327,24 @@ class MetaReader {
     if (!a) return fail(arrayAt, a.error().message);
     decoded_[index] = *a;
     return std::move(*a);
+  }
+
+  // tir.SizeVar / tir.Var (a symbolic dimension): dtype and name, a runtime.String node (a plain
+  // string in older TVMs).
+  Status symVar(size_t i, MetaValue& v) {
+    v.kind = MetaValue::SymVar;
+    RLX_TRY(dtype, attr(i, "dtype"));
+    v.dtype = dtype;
+    RLX_TRY(name, attr(i, "name"));
+    if (auto ref = parseInt(name)) {
+      RLX_TRY(node, refAttr(i, "name"));
+      if (!node || typeKey(*node) != "runtime.String")
+        return fail(kNodes.index(i).key("attrs").key("name"), "expected a runtime.String" + (node ? ", " + describe(*node) + " is not" : ""));
+      RLX_TRY(text, repr(*node));
+      name = text;
+    }
+    v.name = name.empty() ? "n" : name;
+    return okStatus();
   }
 
   // VirtualDevice: device_type_int, virtual_device_id, target (a Target node whose `kind` is a

@@ -58,7 +58,12 @@ TypePtr TreeWalker::type(const Node& n) {
       } else if (c->is_type<g::any_dim>()) {
         t->shape.push_back(Dim{Dim::Any, 0, span(*c)});
       } else if (c->is_type<g::meta_ref>()) {
-        t->shape.push_back(Dim{Dim::Meta, 0, span(*c)});
+        // A shape variable or constant TVM's printer put in the metadata (`te.size_var("n")`).
+        Dim d{Dim::Meta, 0, span(*c)};
+        std::string key;
+        int64_t index = 0;
+        d.meta = meta(*c, key, index);
+        t->shape.push_back(d);
       } else if (c->is_type<g::number>()) {
         Expr lit;
         number(*c, lit);

@@ -305,6 +305,42 @@ TEST_CASE("relay meta: numbers, and kinds kept as Other", "[relay]") {
   CHECK(o.typeKey == "relay.attrs.Conv2DAttrs");
 }
 
+TEST_CASE("relay meta: shape variables (tir.SizeVar, tir.Var)", "[relay]") {
+  // What TVM v0.19 prints for `te.size_var("n")` in a parameter's shape: the name is a
+  // runtime.String node; older TVMs stored it as the attribute's text.
+  std::string json = graph({
+      R"({"type_key": ""})",
+      R"({"type_key": "Map", "keys": ["tir.SizeVar", "tir.Var"], "data": [2, 6]})",
+      R"({"type_key": "Array", "data": [3]})",
+      R"({"type_key": "tir.SizeVar", "attrs": {"dtype": "int32", "name": "4", "span": "0", "type_annotation": "5"}})",
+      R"({"type_key": "runtime.String", "repr_str": "batch"})",
+      R"({"type_key": "PrimType", "attrs": {"dtype": "int32", "span": "0"}})",
+      R"({"type_key": "Array", "data": [7]})",
+      R"({"type_key": "tir.Var", "attrs": {"dtype": "int64", "name": "seq_len", "span": "0", "type_annotation": "0"}})",
+  });
+  auto t = readMetaJson(json);
+  INFO((t ? "" : t.error().message));
+  REQUIRE(t);
+  auto& n = t->at("tir.SizeVar")[0];
+  CHECK(n.kind == MetaValue::SymVar);
+  CHECK(n.name == "batch");
+  CHECK(n.dtype == "int32");
+  auto& v = t->at("tir.Var")[0];
+  CHECK(v.kind == MetaValue::SymVar);
+  CHECK(v.name == "seq_len");
+  CHECK(v.dtype == "int64");
+  // A name that points at something other than a string is refused, located.
+  std::string bad = graph({
+      R"({"type_key": ""})",
+      R"({"type_key": "Map", "keys": ["tir.SizeVar"], "data": [2]})",
+      R"({"type_key": "Array", "data": [3]})",
+      R"({"type_key": "tir.SizeVar", "attrs": {"dtype": "int32", "name": "2", "span": "0"}})",
+  });
+  auto b = readMetaJson(bad);
+  REQUIRE_FALSE(b);
+  CHECK(b.error().message.find("expected a runtime.String") != std::string::npos);
+}
+
 TEST_CASE("relay meta: an empty Map is an empty table", "[relay]") {
   auto t = readMetaJson(R"({"root": 1, "nodes": [{"type_key": ""}, {"type_key": "Map"}], "b64ndarrays": []})");
   REQUIRE(t);

@@ -156,6 +156,32 @@ TEST_CASE("relay reader: nested comments, metadata and missing meta entries", "[
   CHECK(m->functions[0].fn.body->kids[2]->meta->array->shape[0] == 3);
 }
 
+TEST_CASE("relay reader: a meta[...] dimension names its metadata entry", "[relay]") {
+  const char* prog = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(meta[tir.SizeVar][0], 3), float32]) {\n  %x\n}\n";
+  Error e = readBad(prog);
+  CHECK(e.message == "no meta table entry meta[tir.SizeVar][0]");
+  CHECK(e.span.line == 2);
+  CHECK(e.span.col == 23);
+  MetaTable table;
+  MetaValue n;
+  n.kind = MetaValue::SymVar;
+  n.typeKey = "tir.SizeVar";
+  n.name = "n";
+  n.dtype = "int32";
+  table["tir.SizeVar"].push_back(n);
+  ReadOptions options;
+  options.externalMeta = &table;
+  auto m = readRelayText(prog, "t.relay", options);
+  REQUIRE(m.ok());
+  const Type& t = *m->binders[size_t(m->functions[0].fn.params[0])].type;
+  REQUIRE(t.shape.size() == 2);
+  CHECK(t.shape[0].kind == Dim::Meta);
+  REQUIRE(t.shape[0].meta);
+  CHECK(t.shape[0].meta->name == "n");
+  CHECK(t.shape[1].kind == Dim::Int);
+  CHECK(t.shape[1].value == 3);
+}
+
 TEST_CASE("relay reader: ADTs and match are read (the importer refuses them)", "[relay]") {
   Module m = readOk(R"(#[version = "0.0.5"]
 type List[A] {
