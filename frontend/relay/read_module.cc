@@ -51,6 +51,16 @@ void TreeWalker::definition(const Node& n) {
 }
 
 void TreeWalker::file(const Node& root) {
+  // Definitions make a module, which TVM parses only after the version header (tvm.parser.parse);
+  // a file without one can only be an expression (parse_expr), which has no definitions.
+  bool versioned = false;
+  for (auto& c : root.children) {
+    if (c->is_type<g::version_string>()) versioned = true;
+    bool isDefinition = c->is_type<g::func_def>() || c->is_type<g::type_def>() || c->is_type<g::extern_type_def>();
+    if (isDefinition && !versioned)
+      fail(*c, "definitions need the `#[version = \"0.0.5\"]` header first",
+           "TVM parses a module only after the header; a file without it is one expression");
+  }
   collectTypes(root);
   bool any = !mod_.types.empty();
   for (auto& c : root.children) {

@@ -156,6 +156,20 @@ TEST_CASE("relay reader: nested comments, metadata and missing meta entries", "[
   CHECK(m->functions[0].fn.body->kids[2]->meta->array->shape[0] == 3);
 }
 
+TEST_CASE("relay reader: definitions need the version header (a headerless file is one expression)", "[relay]") {
+  // tvm.parser.parse requires the header; parse_expr (no header needed) has no definitions.
+  Error e = readBad("\n  def @id(%x: int32) -> int32 { %x }\n");
+  CHECK(e.message == "definitions need the `#[version = \"0.0.5\"]` header first");
+  CHECK(e.span.line == 2);
+  CHECK(e.span.col == 3);
+  Error t = readBad("type Ayy { Lmao }\n");
+  CHECK(t.span.line == 1);
+  CHECK(t.span.col == 1);
+  Module m = readOk("#[version = \"0.0.5\"]\ndef @id(%x: int32) -> int32 { %x }\n");
+  CHECK(m.functions.size() == 1);
+  CHECK(body(readOk("let %x = 1; %x")).kind == Expr::Let);
+}
+
 TEST_CASE("relay reader: a meta[...] dimension names its metadata entry", "[relay]") {
   const char* prog = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(meta[tir.SizeVar][0], 3), float32]) {\n  %x\n}\n";
   Error e = readBad(prog);
