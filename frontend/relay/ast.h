@@ -17,9 +17,9 @@ namespace rlx::relay {
 struct Type;
 using TypePtr = std::unique_ptr<Type>;
 
-// One dimension of a tensor type: a number, `?` (Any) or a `meta[...]` entry (kept unresolved).
 struct MetaValue;
 
+// One dimension of a tensor type: a number, `?` (Any) or a `meta[...]` entry (a shape variable).
 struct Dim {
   enum Kind { Int, Any, Meta } kind = Int;
   int64_t value = 0;
