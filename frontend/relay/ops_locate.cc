@@ -1,0 +1,112 @@
+// Relay's index-computing ops with no Relax op of their own, built from Relax ones: argwhere
+// (R.nonzero transposed), invert_permutation (a scatter of positions), unravel_index (div / mod by
+// the constant shape's strides), sparse_to_dense (R.scatter_nd into a filled tensor), adv_index
+// (R.index_tensor), searchsorted (R.bucketize), ndarray_size (the product of the shape).
+#include "frontend/relay/ops.h"
+
+namespace rlx::relay::ops {
+
+// argwhere(x): the (n, rank) int32 coordinates of the non-zero elements, row-major order; R.nonzero
+// gives them as (rank, n) int64.
+RExpr argwhere(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({});
+  if (c.ndim(0) < 1) c.fail("expects a tensor of rank 1 or more");
+  RExpr nz = c.call("nonzero", {ex(c.arg(0))});
+  return astype(c, c.call("permute_dims", {ex(nz)}, {{"axes", ints({1, 0})}}), DataType::int32());
+}
+
+// invert_permutation(p): out[p[i]] = i.
+RExpr invert_permutation(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({});
+  if (c.ndim(0) != 1) c.fail("expects a 1-D permutation");
+  DataType t = c.dtype(0);
+  PyValue zero, one, end;
+  zero.kind = one.kind = end.kind = PyValue::Prim;
+  zero.prim = intImm(0, t);
+  one.prim = intImm(1, t);
+  end.prim = c.dims(0)[0];
+  RExpr pos = c.call("arange", {zero, end, one}, {{"dtype", s(t.str())}});
+  RExpr base = c.call("zeros_like", {ex(c.arg(0))});
+  return c.call("scatter_elements", {ex(base), ex(c.arg(0)), ex(pos)}, {{"axis", i(0)}, {"reduction", s("update")}});
+}
+
+// unravel_index(indices, shape): row k of the result is (indices // stride_k) % shape[k], stride_k
+// the product of the later extents (TOPI's floor div / mod); the shape must be a constant.
+RExpr unravel_index(OpCtx& c) {
+  c.expectArgs(2, 2);
+  c.allowAttrs({});
+  auto shape = constInts(c.arg(1));
+  if (!shape) c.fail("the shape must be a constant (its strides are folded into the rewrite)");
+  if (c.ndim(0) > 1) c.fail("expects a scalar or 1-D indices");
+  DataType t = c.dtype(0);
+  std::vector<RExpr> rows(shape->size());
+  int64_t stride = 1;
+  for (size_t k = shape->size(); k-- > 0;) {
+    RExpr q = stride == 1 ? c.arg(0) : c.call("floor_divide", {ex(c.arg(0)), ex(scalarConst(double(stride), t))});
+    rows[k] = c.call("floor_mod", {ex(q), ex(scalarConst(double((*shape)[k]), t))});
+    stride *= (*shape)[k];
+  }
+  return c.call("stack", {ex(c.emit(make<Tuple>(std::vector<rlx::Expr>(rows.begin(), rows.end()))))}, {{"axis", i(0)}});
+}
+
+// sparse_to_dense(indices, values, default_value, output_shape): default_value everywhere, then
+// values[i] (or the scalar values) at indices[i]. Indices are 0-D / 1-D (into a 1-D result) or
+// (n, rank); R.scatter_nd wants them as (n, rank).
+RExpr sparse_to_dense(OpCtx& c) {
+  c.expectArgs(3, 3);
+  c.allowAttrs({"output_shape"});
+  std::vector<int64_t> shape = c.ints("output_shape");
+  if (shape.empty()) c.fail("needs output_shape");
+  int rank = c.ndim(0);
+  if (rank > 2) c.fail("indices must be 0-D, 1-D or 2-D");
+  RExpr idx = c.arg(0);
+  if (rank < 2) idx = c.call("reshape", {ex(idx), ints({-1, 1})});
+  PrimExpr n = (*sinfoOf(idx).as<TensorSInfo>()->dims())[0];
+  RExpr values = c.ndim(1) == 0 ? c.call("broadcast_to", {ex(c.arg(1)), primList({n})}) : c.arg(1);
+  RExpr dense = c.call("full", {ints(shape), ex(c.arg(2))}, {{"dtype", s(c.dtype(1).str())}});
+  return c.call("scatter_nd", {ex(dense), ex(idx), ex(values)}, {{"reduction", s("update")}});
+}
+
+// adv_index((data, i0, i1, ...)): numpy advanced indexing of data's leading axes, which is
+// R.index_tensor(data, (i0, i1, ...)).
+RExpr adv_index(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({});
+  std::vector<RExpr> parts = tupleFields(c, 0, "the argument (data, indices...)");
+  if (parts.size() < 2) c.fail("needs data and at least one index tensor");
+  std::vector<rlx::Expr> idx(parts.begin() + 1, parts.end());
+  return c.call("index_tensor", {ex(parts[0]), ex(c.emit(make<Tuple>(std::move(idx))))});
+}
+
+// searchsorted(sorted, values, right, dtype): for a 1-D sorted sequence this is R.bucketize
+// (torch's convention: right=False gives the first i with sorted[i] >= v).
+RExpr searchsorted(OpCtx& c) {
+  c.expectArgs(2, 2);
+  c.allowAttrs({"right", "dtype"});
+  if (c.ndim(0) != 1) c.fail("a sorted sequence of rank " + std::to_string(c.ndim(0)) + " has no Relax form (R.bucketize searches one 1-D sequence)");
+  DataType t = c.dtypeAttr("dtype", DataType::int32());
+  if (t != DataType::int32() && t != DataType::int64()) c.fail("dtype must be int32 or int64 (R.bucketize's choices)");
+  return c.call("bucketize", {ex(c.arg(1)), ex(c.arg(0))}, {{"out_int32", b(t == DataType::int32())}, {"right", b(c.b("right", false))}});
+}
+
+// ndarray_size(x, dtype): the element count as a 0-d tensor; a constant when the shape is.
+RExpr ndarray_size(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"dtype"});
+  DataType t = c.dtypeAttr("dtype", DataType::int32());
+  int64_t count = 1;
+  bool known = c.tensor(0).dims() != nullptr;
+  if (known)
+    for (auto& d : c.dims(0)) {
+      auto k = asIntImm(d);
+      if (!k) known = false;
+      else count *= k->value;
+    }
+  if (known) return scalarConst(double(count), t);
+  RExpr shape = c.call("shape_to_tensor", {ex(c.call("shape_of", {ex(c.arg(0))}))});
+  return astype(c, c.call("prod", {ex(shape)}), t);
+}
+
+}  // namespace rlx::relay::ops

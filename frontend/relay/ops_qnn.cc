@@ -1,0 +1,104 @@
+// Relay's QNN compute ops where TVM's own canonicalization has an exact Relax form:
+//   - the unary ops (tanh, exp, ...) are defined as dequantize -> float op -> quantize to the
+//     input's dtype (QNN_UNARY_OP_DEFAULT_CANONICALIZATION);
+//   - dense / batch_matmul / conv2d / conv2d_transpose accumulate (q_x - zp_x) * (q_w - zp_w) in the
+//     integer out_dtype (TVM expands the product into four terms; the sum is the same integer), so
+//     they are the float op's Relax twin on zero-point-shifted int32 operands;
+//   - concatenate is a plain concat when every input already has the output's scale and zero point.
+// The ops that requantize (add, mul, requantize, ...) use TVM's fixed-point lowering and are refused.
+#include "frontend/relay/ops.h"
+
+namespace rlx::relay::ops {
+
+namespace {
+
+// qnn.<op>(x, scale, zero_point, output_scale, output_zero_point).
+RExpr qnnUnary(OpCtx& c, const char* name) {
+  c.expectArgs(5, 5);
+  c.allowAttrs({});
+  DataType q = c.dtype(0);
+  RExpr x = c.call("dequantize", {ex(c.arg(0)), ex(c.arg(1)), ex(c.arg(2))}, {{"axis", i(-1)}, {"out_dtype", s("float32")}});
+  RExpr y;
+  if (std::string(name) == "hardswish") {
+    // Relay's Hardswish pattern: x * clip(x + 3, 0, 6) / 6, in that order.
+    RExpr t = c.call("add", {ex(x), ex(scalarConst(3, DataType::float32()))});
+    PyValue lo, hi;
+    lo.kind = hi.kind = PyValue::Prim;
+    lo.prim = floatImm(0, DataType::float32());
+    hi.prim = floatImm(6, DataType::float32());
+    t = c.call("clip", {ex(t), lo, hi});
+    y = c.call("divide", {ex(c.call("multiply", {ex(x), ex(t)})), ex(scalarConst(6, DataType::float32()))});
+  } else {
+    y = c.call(name, {ex(x)});
+  }
+  return c.call("quantize", {ex(y), ex(c.arg(3)), ex(c.arg(4))}, {{"axis", i(-1)}, {"out_dtype", s(q.str())}});
+}
+
+// int32(q) - zp, the zero point broadcast along `axis` of q when it is a per-channel vector.
+RExpr shifted(OpCtx& c, size_t arg, size_t zpArg, int64_t axis) {
+  RExpr q = astype(c, c.arg(arg), DataType::int32());
+  RExpr zp = astype(c, c.arg(zpArg), DataType::int32());
+  int zr = c.ndim(zpArg);
+  if (zr > 1) c.fail("zero points must be scalars or vectors");
+  if (zr == 1) {
+    auto n = asIntImm(c.dims(zpArg)[0]);
+    if (!n || n->value != 1) {
+      if (axis < 0) c.fail("a per-channel zero point is only supported for the weight's output channels");
+      std::vector<int64_t> shape(size_t(c.ndim(arg)), 1);
+      shape[size_t(axis)] = -1;
+      zp = c.call("reshape", {ex(zp), ints(shape)});
+    }
+  }
+  return c.call("subtract", {ex(q), ex(zp)});
+}
+
+// The integer op on shifted operands: args (x, w, x_zp, w_zp, x_scale, w_scale).
+RExpr qnnIntegerOp(OpCtx& c, Converter fn, int64_t weightChannelAxis) {
+  c.expectArgs(6, 6);
+  return c.convertAs(fn, {shifted(c, 0, 2, -1), shifted(c, 1, 3, weightChannelAxis)}, c.attrs());
+}
+
+// The output-channel axis of a conv kernel layout ("OIHW", "HWIO", "IOHW", ...).
+int64_t kernelOAxis(OpCtx& c, const char* def) {
+  std::string layout = c.s("kernel_layout", def);
+  auto pos = layout.find('O');
+  if (pos == std::string::npos) c.fail("kernel_layout \"" + layout + "\" has no O axis");
+  return int64_t(pos);
+}
+
+}  // namespace
+
+RExpr qnn_abs(OpCtx& c) { return qnnUnary(c, "abs"); }
+RExpr qnn_erf(OpCtx& c) { return qnnUnary(c, "erf"); }
+RExpr qnn_exp(OpCtx& c) { return qnnUnary(c, "exp"); }
+RExpr qnn_hardswish(OpCtx& c) { return qnnUnary(c, "hardswish"); }
+RExpr qnn_log(OpCtx& c) { return qnnUnary(c, "log"); }
+RExpr qnn_rsqrt(OpCtx& c) { return qnnUnary(c, "rsqrt"); }
+RExpr qnn_sigmoid(OpCtx& c) { return qnnUnary(c, "sigmoid"); }
+RExpr qnn_sqrt(OpCtx& c) { return qnnUnary(c, "sqrt"); }
+RExpr qnn_tanh(OpCtx& c) { return qnnUnary(c, "tanh"); }
+
+// qnn.dense(x, w (units, k), ...): w's zero point may be per unit (axis 0).
+RExpr qnn_dense(OpCtx& c) { return qnnIntegerOp(c, dense, 0); }
+RExpr qnn_batch_matmul(OpCtx& c) { return qnnIntegerOp(c, batch_matmul, -1); }
+RExpr qnn_conv2d(OpCtx& c) { return qnnIntegerOp(c, conv2d, kernelOAxis(c, "OIHW")); }
+RExpr qnn_conv2d_transpose(OpCtx& c) { return qnnIntegerOp(c, conv2d_transpose, kernelOAxis(c, "IOHW")); }
+
+// qnn.concatenate((x...), (scales...), (zero_points...), output_scale, output_zero_point, axis):
+// TVM requantizes each input whose scale or zero point differs from the output's; with none
+// differing (all constants) it casts and concatenates, which is the plain concat.
+RExpr qnn_concatenate(OpCtx& c) {
+  c.expectArgs(5, 5);
+  c.allowAttrs({"axis"});
+  std::vector<RExpr> scales = tupleFields(c, 1, "the input scales"), zps = tupleFields(c, 2, "the input zero points");
+  auto os = constScalar(c.arg(3)), oz = constScalar(c.arg(4));
+  if (!os || !oz) c.fail("the output scale and zero point must be constants");
+  for (size_t k = 0; k < scales.size() && k < zps.size(); ++k) {
+    auto sk = constScalar(scales[k]), zk = constScalar(zps[k]);
+    if (!sk || !zk || *sk != *os || *zk != *oz)
+      c.fail("input " + std::to_string(k) + " has another scale or zero point than the output: TVM requantizes it with its fixed-point lowering, which rlx does not reproduce");
+  }
+  return c.call("concat", {ex(c.arg(0))}, {{"axis", i(c.i("axis", 0))}});
+}
+
+}  // namespace rlx::relay::ops
