@@ -131,6 +131,7 @@ const Entry kConversions[] = {
     {"nn.max_pool2d_grad", ops::max_pool2d_grad},
     {"nn.max_pool3d", ops::max_pool3d},
     // image (ops_image.cc)
+    {"image.affine_grid", ops::affine_grid},
     {"image.grid_sample", ops::grid_sample},
     {"image.resize1d", ops::resize1d},
     {"image.resize2d", ops::resize2d},
@@ -158,9 +159,11 @@ const Entry kConversions[] = {
     {"tile", ops::tile},
     {"transpose", ops::transpose},
     // rearrangements without a Relax op (ops_space.cc)
+    {"nn.batch_to_space_nd", ops::batch_to_space_nd},
     {"nn.depth_to_space", ops::depth_to_space},
     {"nn.dilate", ops::dilate},
     {"nn.fifo_buffer", ops::fifo_buffer},
+    {"nn.space_to_batch_nd", ops::space_to_batch_nd},
     {"nn.space_to_depth", ops::space_to_depth},
     // per-sequence ops (ops_sequence.cc)
     {"reverse_sequence", ops::reverse_sequence},
@@ -300,7 +303,6 @@ const Refusal kRefusals[] = {
     RLX_NO_RELAX("dyn.nn.upsampling3d", "Relax has no resize3d"),
     RLX_NO_RELAX("reinterpret", "Relax has no bit-cast"),
     RLX_NO_RELAX("debug", "it calls a Python callback at run time; R.print only prints"),
-    RLX_NO_RELAX("image.affine_grid", "R.image.affine_grid comes after v0.23"),
     RLX_NO_RELAX("image.crop_and_resize", "it crops a box per output image; R.image.resize2d takes one roi for the whole batch"),
     RLX_NO_RELAX("image.dilation2d", "no morphological dilation"),
     RLX_NO_RELAX("nn.conv2d_backward_weight", "no convolution weight gradient"),
@@ -313,8 +315,6 @@ const Refusal kRefusals[] = {
     RLX_NO_RELAX("nn.sparse_transpose", "no sparse (CSR / BSR) ops"),
     RLX_NO_RELAX("nn.sparse_add", "no sparse (CSR / BSR) ops"),
     RLX_NO_RELAX("nn.sparse_conv2d", "no sparse (CSR / BSR) ops"),
-    RLX_NO_RELAX("nn.batch_to_space_nd", "no batch_to_space; its crops and block shape are not rewritten here"),
-    RLX_NO_RELAX("nn.space_to_batch_nd", "no space_to_batch; its paddings and block shape are not rewritten here"),
     RLX_NO_RELAX("sparse_fill_empty_rows", "no TF sparse-tensor ops; the result extent depends on the data"),
     RLX_NO_RELAX("sparse_reshape", "no TF sparse-tensor ops"),
     RLX_NO_RELAX("stft", "no Fourier transforms"),

@@ -175,6 +175,7 @@ RExpr upsampling(OpCtx& c);
 RExpr resize2d(OpCtx& c);
 RExpr resize1d(OpCtx& c);
 RExpr grid_sample(OpCtx& c);
+RExpr affine_grid(OpCtx& c);
 RExpr all_class_non_max_suppression(OpCtx& c);  // vision.
 
 // ---- shape and data movement (ops_shape.cc)
@@ -205,6 +206,8 @@ RExpr depth_to_space(OpCtx& c);
 RExpr space_to_depth(OpCtx& c);
 RExpr dilate(OpCtx& c);
 RExpr fifo_buffer(OpCtx& c);
+RExpr space_to_batch_nd(OpCtx& c);
+RExpr batch_to_space_nd(OpCtx& c);
 
 // ---- per-sequence ops (ops_sequence.cc)
 RExpr sequence_mask(OpCtx& c);

@@ -1,6 +1,7 @@
 // Relay's image and vision ops: nn.upsampling rewritten into R.image.resize2d at the scaled size
 // (what TOPI's upsampling computes), image.resize2d with Relay's defaults made explicit, resize1d as
-// a resize2d of height 1, grid_sample, and vision.all_class_non_max_suppression (the same TOPI op).
+// a resize2d of height 1, grid_sample, affine_grid (TOPI's float32 arithmetic written out), and
+// vision.all_class_non_max_suppression (the same TOPI op).
 #include <cmath>
 
 #include "frontend/relay/ops.h"
@@ -124,6 +125,37 @@ RExpr grid_sample(OpCtx& c) {
                  {"layout", s(c.s("layout", rank == 4 ? "NCHW" : "NCDHW"))},
                  {"padding_mode", s(c.s("padding_mode", "zeros"))},
                  {"align_corners", b(c.b("align_corners", true))}});
+}
+
+// image.affine_grid(theta (N, 2, 3), target_shape (H, W)) -> (N, 2, H, W): TOPI computes, in
+// float32, x_j = -1 + j * (2 / (W - 1)), y_i = -1 + i * (2 / (H - 1)) and
+// out[n, k, i, j] = theta[n, k, 0] * x_j + theta[n, k, 1] * y_i + theta[n, k, 2], left to right;
+// the same products and sums here, broadcast over (N, 2, H, W).
+RExpr affine_grid(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"target_shape"});
+  std::vector<int64_t> hw = c.ints("target_shape");
+  if (hw.size() != 2 || hw[0] < 2 || hw[1] < 2) c.fail("target_shape must be (H, W) with both at least 2");
+  std::vector<PrimExpr> d = c.dims(0);
+  if (d.size() != 3 || !asIntImm(d[1]) || asIntImm(d[1])->value != 2 || !asIntImm(d[2]) || asIntImm(d[2])->value != 3) c.fail("expects theta of shape (N, 2, 3)");
+  DataType t = c.dtype(0);
+  auto coords = [&](int64_t n, std::vector<int64_t> shape) {
+    PyValue zero, one, end;
+    zero.kind = one.kind = end.kind = PyValue::Prim;
+    zero.prim = intImm(0);
+    one.prim = intImm(1);
+    end.prim = intImm(n);
+    RExpr idx = c.call("arange", {zero, end, one}, {{"dtype", s(t.str())}});
+    RExpr step = c.call("multiply", {ex(idx), ex(scalarConst(2.0 / double(n - 1), t))});
+    return c.call("reshape", {ex(c.call("add", {ex(scalarConst(-1, t)), ex(step)})), ints(shape)});
+  };
+  RExpr y = coords(hw[0], {1, 1, hw[0], 1}), x = coords(hw[1], {1, 1, 1, hw[1]});
+  auto column = [&](int64_t k) {
+    RExpr col = c.call("strided_slice", {ex(c.arg(0)), ints({2}), primList({intImm(k)}), primList({intImm(k + 1)})});
+    return c.call("expand_dims", {ex(col)}, {{"axis", ints({3})}});
+  };
+  RExpr sum = c.call("add", {ex(c.call("multiply", {ex(column(0)), ex(x)})), ex(c.call("multiply", {ex(column(1)), ex(y)}))});
+  return c.call("add", {ex(sum), ex(column(2))});
 }
 
 // vision.all_class_non_max_suppression(boxes, scores, max_output_boxes_per_class, iou_threshold,

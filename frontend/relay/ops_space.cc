@@ -1,7 +1,8 @@
 // Relay's data-rearranging nn ops that Relax v0.23 has no op for, as reshape / permute / pad / slice
 // chains: nn.depth_to_space and nn.space_to_depth (TOPI's index maps as a 6-D reshape and
-// permutation), nn.dilate (each axis interleaved with dilation_value), nn.fifo_buffer (concat, then
-// keep the newest buffer-length window).
+// permutation), nn.space_to_batch_nd / nn.batch_to_space_nd (TF's pad-reshape-permute-reshape and its
+// inverse with crops), nn.dilate (each axis interleaved with dilation_value), nn.fifo_buffer (concat,
+// then keep the newest buffer-length window).
 #include "frontend/relay/ops.h"
 #include "ir/arith.h"
 
@@ -109,6 +110,112 @@ RExpr fifo_buffer(OpCtx& c) {
   PrimExpr n = c.dims(0)[size_t(axis)], len = c.dims(1)[size_t(axis)];
   RExpr both = c.call("concat", {ex(c.emit(make<Tuple>(std::vector<rlx::Expr>{c.arg(1), c.arg(0)})))}, {{"axis", i(axis)}});
   return c.call("strided_slice", {ex(both), ints({axis}), primList({n}), primList({rlx::add(n, len)})});
+}
+
+namespace {
+
+// A list-of-pairs attribute ([[a, b], ...]) as pairs; fails on any other shape.
+std::vector<std::pair<int64_t, int64_t>> pairsAttr(OpCtx& c, const char* key, size_t n) {
+  const AttrValue* a = c.attr(key);
+  std::vector<std::pair<int64_t, int64_t>> out;
+  if (!a) return std::vector<std::pair<int64_t, int64_t>>(n, {0, 0});
+  if (a->kind != AttrValue::Array || a->items.size() != n) c.fail(std::string(key) + " must hold one [before, after] pair per block axis");
+  for (auto& p : a->items) {
+    if (p.kind != AttrValue::Array || p.items.size() != 2 || p.items[0].kind != AttrValue::Int || p.items[1].kind != AttrValue::Int)
+      c.fail(std::string(key) + " must hold [before, after] int pairs");
+    out.push_back({p.items[0].i, p.items[1].i});
+  }
+  return out;
+}
+
+}  // namespace
+
+// nn.space_to_batch_nd(x, block_shape b (M values), paddings, pad_value): x (B, S1..SM, R...) padded
+// on S1..SM, reshaped to (B, P1/b1, b1, ..., PM/bM, bM, R...), permuted to
+// (b1, ..., bM, B, P1/b1, ..., PM/bM, R...), and merged to (B * prod(b), P1/b1, ..., R...).
+RExpr space_to_batch_nd(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"block_shape", "paddings", "pad_value"});
+  std::vector<int64_t> block = c.ints("block_shape");
+  int64_t rank = c.ndim(0), m = int64_t(block.size());
+  if (m < 1 || m >= rank) c.fail("block_shape must have between 1 and rank - 1 values");
+  auto pads = pairsAttr(c, "paddings", size_t(m));
+  std::vector<int64_t> widths(size_t(2 * rank), 0);
+  for (int64_t k = 0; k < m; ++k) widths[size_t(2 * (k + 1))] = pads[size_t(k)].first, widths[size_t(2 * (k + 1) + 1)] = pads[size_t(k)].second;
+  RExpr y = c.call("nn.pad", {ex(c.arg(0))}, {{"pad_width", ints(widths)}, {"pad_value", f(c.f("pad_value", 0.0))}, {"pad_mode", s("constant")}});
+  std::vector<PrimExpr> d = *sinfoOf(y).as<TensorSInfo>()->dims();
+  std::vector<PrimExpr> split = {d[0]}, merged;
+  std::vector<int64_t> perm;
+  int64_t product = 1;
+  for (int64_t k = 0; k < m; ++k) {
+    if (block[size_t(k)] < 1) c.fail("block_shape must be positive");
+    product *= block[size_t(k)];
+    split.push_back(rlx::floordiv(d[size_t(k + 1)], intImm(block[size_t(k)])));
+    split.push_back(intImm(block[size_t(k)]));
+    perm.push_back(2 * k + 2);
+  }
+  perm.push_back(0);
+  merged.push_back(rlx::mul(d[0], intImm(product)));
+  for (int64_t k = 0; k < m; ++k) {
+    perm.push_back(2 * k + 1);
+    merged.push_back(split[size_t(2 * k + 1)]);
+  }
+  for (int64_t k = m + 1; k < rank; ++k) {
+    perm.push_back(int64_t(split.size()));
+    split.push_back(d[size_t(k)]);
+    merged.push_back(d[size_t(k)]);
+  }
+  y = reshapeTo(c, y, split);
+  y = permute(c, y, perm);
+  return reshapeTo(c, y, merged);
+}
+
+// nn.batch_to_space_nd(x, block_shape b, crops): the inverse: x (B, D1..DM, R...) split to
+// (b1, ..., bM, B / prod(b), D1..DM, R...), permuted to (B', D1, b1, ..., DM, bM, R...), merged to
+// (B', D1*b1, ..., R...), and cropped by crops[k] on each block axis.
+RExpr batch_to_space_nd(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"block_shape", "crops"});
+  std::vector<int64_t> block = c.ints("block_shape");
+  int64_t rank = c.ndim(0), m = int64_t(block.size());
+  if (m < 1 || m >= rank) c.fail("block_shape must have between 1 and rank - 1 values");
+  auto crops = pairsAttr(c, "crops", size_t(m));
+  std::vector<PrimExpr> d = c.dims(0);
+  int64_t product = 1;
+  for (int64_t b : block) {
+    if (b < 1) c.fail("block_shape must be positive");
+    product *= b;
+  }
+  PrimExpr batch = rlx::floordiv(d[0], intImm(product));
+  std::vector<PrimExpr> split;
+  for (int64_t b : block) split.push_back(intImm(b));
+  split.push_back(batch);
+  for (int64_t k = 1; k < rank; ++k) split.push_back(d[size_t(k)]);
+  std::vector<int64_t> perm = {m};
+  std::vector<PrimExpr> merged = {batch};
+  for (int64_t k = 0; k < m; ++k) {
+    perm.push_back(m + 1 + k);
+    perm.push_back(k);
+    merged.push_back(rlx::mul(d[size_t(k + 1)], intImm(block[size_t(k)])));
+  }
+  for (int64_t k = m + 1; k < rank; ++k) {
+    perm.push_back(m + k);
+    merged.push_back(d[size_t(k)]);
+  }
+  RExpr y = reshapeTo(c, c.arg(0), split);
+  y = permute(c, y, perm);
+  y = reshapeTo(c, y, merged);
+  std::vector<int64_t> axes;
+  std::vector<PrimExpr> begin, end;
+  for (int64_t k = 0; k < m; ++k) {
+    auto [lo, hi] = crops[size_t(k)];
+    if (lo == 0 && hi == 0) continue;
+    axes.push_back(k + 1);
+    begin.push_back(intImm(lo));
+    end.push_back(rlx::sub(merged[size_t(k + 1)], intImm(hi)));
+  }
+  if (axes.empty()) return y;
+  return c.call("strided_slice", {ex(y), ints(axes), primList(begin), primList(end)});
 }
 
 }  // namespace rlx::relay::ops

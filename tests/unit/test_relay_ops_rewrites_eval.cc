@@ -400,3 +400,31 @@ TEST_CASE("relay eval: dyn ops with constant and computed shape arguments", "[re
     CHECK(r.values == V{5, 0, 5});
   }
 }
+
+TEST_CASE("relay eval: space_to_batch_nd / batch_to_space_nd (TF's layout) and affine_grid", "[relay]") {
+  // x (1, 4, 1): positions 0..3 padded by one on the left -> [9, 0, 1, 2, 3, 9] with block 2:
+  // batch 0 takes the even positions [9, 1, 3], batch 1 the odd ones [0, 2, 9].
+  auto s2b = one("nn.space_to_batch_nd", "float32", {1, 4, 1}, iotaV(4), {{"block_shape", rInts({2})}, {"paddings", rArr({rInts({1, 1})})}, {"pad_value", rFloat(9)}});
+  REQUIRE(s2b.ok);
+  CHECK(s2b.shape == Dims{2, 3, 1});
+  CHECK(s2b.values == V{9, 1, 3, 0, 2, 9});
+  // batch_to_space_nd interleaves them back and crops the padding.
+  auto b2s = one("nn.batch_to_space_nd", "float32", {2, 3, 1}, {9, 1, 3, 0, 2, 9}, {{"block_shape", rInts({2})}, {"crops", rArr({rInts({1, 1})})}});
+  REQUIRE(b2s.ok);
+  CHECK(b2s.shape == Dims{1, 4, 1});
+  CHECK(b2s.values == iotaV(4));
+  // 2-D blocks: a 2x2 image of 2x2 blocks; batch (oy*2 + ox) gets pixel (oy, ox) of every block.
+  auto s2b2 = one("nn.space_to_batch_nd", "float32", {1, 2, 2, 1}, {1, 2, 3, 4}, {{"block_shape", rInts({2, 2})}, {"paddings", rArr({rInts({0, 0}), rInts({0, 0})})}});
+  REQUIRE(s2b2.ok);
+  CHECK(s2b2.shape == Dims{4, 1, 1, 1});
+  CHECK(s2b2.values == V{1, 2, 3, 4});
+  // The identity transform gives the base grid: x runs over W in [-1, 1], y over H.
+  auto ag = one("image.affine_grid", "float32", {1, 2, 3}, {1, 0, 0, 0, 1, 0}, {{"target_shape", rInts({2, 3})}});
+  REQUIRE(ag.ok);
+  CHECK(ag.shape == Dims{1, 2, 2, 3});
+  CHECK(ag.values == V{-1, 0, 1, -1, 0, 1, -1, -1, -1, 1, 1, 1});
+  // theta = [[0, 2, 1], [3, 0, -1]]: x' = 2y + 1, y' = 3x - 1.
+  auto ag2 = one("image.affine_grid", "float32", {1, 2, 3}, {0, 2, 1, 3, 0, -1}, {{"target_shape", rInts({2, 2})}});
+  REQUIRE(ag2.ok);
+  CHECK(ag2.values == V{-1, -1, 3, 3, -4, 2, -4, 2});
+}
