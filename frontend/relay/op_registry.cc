@@ -214,7 +214,9 @@ const Entry kConversions[] = {
     // quantization (ops_quantize.cc)
     {"qnn.dequantize", ops::dequantize},
     {"qnn.quantize", ops::quantize},
+    {"qnn.requantize", ops::qnn_requantize},
     {"qnn.abs", ops::qnn_abs},
+    {"qnn.add", ops::qnn_add},
     {"qnn.batch_matmul", ops::qnn_batch_matmul},
     {"qnn.concatenate", ops::qnn_concatenate},
     {"qnn.conv2d", ops::qnn_conv2d},
@@ -224,9 +226,11 @@ const Entry kConversions[] = {
     {"qnn.exp", ops::qnn_exp},
     {"qnn.hardswish", ops::qnn_hardswish},
     {"qnn.log", ops::qnn_log},
+    {"qnn.mul", ops::qnn_mul},
     {"qnn.rsqrt", ops::qnn_rsqrt},
     {"qnn.sigmoid", ops::qnn_sigmoid},
     {"qnn.sqrt", ops::qnn_sqrt},
+    {"qnn.subtract", ops::qnn_subtract},
     {"qnn.tanh", ops::qnn_tanh},
     // devices (ops_device.cc)
     {"device_copy", ops::device_copy},
@@ -263,7 +267,7 @@ struct Refusal {
 
 #define RLX_BACKEND(op, stage) {op, "`" op "` is a Relay backend op (" stage "), not an input op"}
 #define RLX_NO_RELAX(op, what) {op, "`" op "` has no Relax v0.23 form (" what ")"}
-#define RLX_QNN_FIXED_POINT(op) RLX_NO_RELAX(op, "TVM defines it by its QNN canonicalization, which requantizes in fixed-point integer arithmetic (a Q31 multiplier, UPWARD or TONEAREST rounding); rlx does not reproduce that lowering, and dequantize -> float -> quantize rounds differently")
+#define RLX_QNN_FIXED_POINT(op) RLX_NO_RELAX(op, "TVM defines it by its own QNN canonicalization in fixed-point integer arithmetic, which rlx does not reproduce (only requantize, add, subtract and mul); dequantize -> float -> quantize rounds differently")
 const Refusal kRefusals[] = {
     // lowering and tuning output
     RLX_BACKEND("memory.alloc_storage", "VM lowering output"),
@@ -339,10 +343,6 @@ const Refusal kRefusals[] = {
     RLX_NO_RELAX("vision.yolo_reorg", "R.vision has all_class_non_max_suppression only"),
     RLX_NO_RELAX("qnn.simulated_quantize", "it takes its target dtype as a run-time tensor argument"),
     RLX_NO_RELAX("qnn.simulated_dequantize", "it takes its source dtype as a run-time tensor argument"),
-    RLX_QNN_FIXED_POINT("qnn.requantize"),
-    RLX_QNN_FIXED_POINT("qnn.add"),
-    RLX_QNN_FIXED_POINT("qnn.subtract"),
-    RLX_QNN_FIXED_POINT("qnn.mul"),
     RLX_QNN_FIXED_POINT("qnn.leaky_relu"),
     RLX_QNN_FIXED_POINT("qnn.softmax"),
     RLX_QNN_FIXED_POINT("qnn.avg_pool2d"),

@@ -279,6 +279,13 @@ RExpr qnn_batch_matmul(OpCtx& c);
 RExpr qnn_conv2d(OpCtx& c);
 RExpr qnn_conv2d_transpose(OpCtx& c);
 RExpr qnn_concatenate(OpCtx& c);
+RExpr qnn_requantize(OpCtx& c);  // ops_qnn_requantize.cc
+RExpr qnn_add(OpCtx& c);
+RExpr qnn_subtract(OpCtx& c);
+RExpr qnn_mul(OpCtx& c);
+// TVM's requantize lowering of `data` (shared by the QNN ops that requantize their inputs).
+RExpr requantizeTo(OpCtx& c, const RExpr& data, const RExpr& inScale, const RExpr& inZp, const RExpr& outScale, const RExpr& outZp, int64_t axis,
+                   std::string rounding, std::string computeDtype, DataType outDtype);
 
 // ---- annotations (ops_annotation.cc)
 RExpr annotation_stop_fusion(OpCtx& c);

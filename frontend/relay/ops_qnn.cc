@@ -5,7 +5,7 @@
 //     integer out_dtype (TVM expands the product into four terms; the sum is the same integer), so
 //     they are the float op's Relax twin on zero-point-shifted int32 operands;
 //   - concatenate is a plain concat when every input already has the output's scale and zero point.
-// The ops that requantize (add, mul, requantize, ...) use TVM's fixed-point lowering and are refused.
+// qnn.requantize and the ops built on it (add, subtract, mul) are in ops_qnn_requantize.cc.
 #include "frontend/relay/ops.h"
 
 namespace rlx::relay::ops {

@@ -428,3 +428,65 @@ TEST_CASE("relay eval: space_to_batch_nd / batch_to_space_nd (TF's layout) and a
   REQUIRE(ag2.ok);
   CHECK(ag2.values == V{-1, -1, 3, 3, -4, 2, -4, 2});
 }
+
+TEST_CASE("relay eval: qnn.requantize reproduces TVM's fixed-point lowering", "[relay]") {
+  auto i32 = [](double v) { return rConst("int32", {}, {v}); };
+  auto f32 = [](double v) { return rConst("float32", {}, {v}); };
+  auto requant = [&](V in, const char* rounding, const char* compute) {
+    RelayHarness h;
+    auto x = h.input("x", {6}, "int32");
+    relay::Attrs attrs = {{"rounding", rStr(rounding)}, {"compute_dtype", rStr(compute)}, {"out_dtype", rStr("int8")}};
+    return runTensor(h, h.convert("qnn.requantize", {x, f32(0.25), i32(0), f32(1), i32(3)}, attrs), {TV("int32", {6}, std::move(in))});
+  };
+  // ratio 1/4 = 2^30 * 2^(-1-31): x/4 rounded, + 3, clipped to int8. UPWARD sends -1.5 to -1,
+  // TONEAREST to -2; float32 UPWARD is floor(x/4 + 3 + 0.5), the same integers.
+  auto up = requant({2, -2, 6, -6, 100, 1000}, "UPWARD", "int64");
+  REQUIRE(up.ok);
+  CHECK(up.dtype == "int8");
+  CHECK(up.values == V{4, 3, 5, 2, 28, 127});
+  CHECK(requant({2, -2, 6, -6, 100, 1000}, "None", "None").values == V{4, 3, 5, 2, 28, 127});
+  CHECK(requant({2, -2, 6, -6, 100, 1000}, "TONEAREST", "int64").values == V{4, 2, 5, 1, 28, 127});
+  CHECK(requant({2, -2, 6, -6, 100, 1000}, "UPWARD", "float32").values == V{4, 3, 5, 2, 28, 127});
+  {
+    // ratio 0.5 / 0.75: m = round(2/3 * 2^31) = 1431655765, shift 0; (q - 10) = 3, 12, -3 -> 2, 8, -2.
+    RelayHarness h;
+    auto x = h.input("x", {3}, "int8");
+    auto r = runTensor(h, h.convert("qnn.requantize", {x, f32(0.5), i32(10), f32(0.75), i32(0)}, {{"out_dtype", rStr("int8")}}), {TV("int8", {3}, {13, 22, 7})});
+    REQUIRE(r.ok);
+    CHECK(r.values == V{2, 8, -2});
+  }
+  {
+    // Per-channel input scales along axis 0: row 0 halves, row 1 quarters; int32 out is not clipped.
+    RelayHarness h;
+    auto x = h.input("x", {2, 2}, "int32");
+    auto r = runTensor(h, h.convert("qnn.requantize", {x, rConst("float32", {2}, {0.5, 0.25}), rConst("int32", {2}, {0, 0}), f32(1), i32(0)}, {{"axis", rInt(0)}, {"out_dtype", rStr("int32")}}),
+                       {TV("int32", {2, 2}, {4, 8, 4, 8})});
+    REQUIRE(r.ok);
+    CHECK(r.values == V{2, 4, 1, 2});
+  }
+  {
+    RelayHarness h;
+    auto x = h.input("x", {6}, "int32");
+    CHECK(relayError(h, "qnn.requantize", {x, f32(0.25), i32(0), f32(1), i32(3)}, {{"rounding", rStr("TONEAREST")}, {"compute_dtype", rStr("float32")}, {"out_dtype", rStr("int8")}}) ==
+          "qnn.requantize: TONEAREST in floating point rounds by the target (round() with SSE4.1, else half away from zero), so it has no single Relax form");
+  }
+}
+
+TEST_CASE("relay eval: qnn.add / subtract / mul follow their canonicalizations", "[relay]") {
+  auto i32 = [](double v) { return rConst("int32", {}, {v}); };
+  auto f32 = [](double v) { return rConst("float32", {}, {v}); };
+  auto binary = [&](const char* op, double rzp) {
+    RelayHarness h;
+    auto a = h.input("a", {2}, "int8"), b2 = h.input("b", {2}, "int8");
+    return runTensor(h, h.convert(op, {a, b2, f32(0.5), i32(0), f32(0.25), i32(rzp), f32(0.5), i32(op == std::string("qnn.mul") ? 1 : 2)}),
+                     {TV("int8", {2}, {10, 20}), TV("int8", {2}, {4, 6})});
+  };
+  // Reals: a = [5, 10], b = [1, 1.5]; out scale 0.5, zero point 2.
+  auto add = binary("qnn.add", 0);
+  REQUIRE(add.ok);
+  CHECK(add.dtype == "int8");
+  CHECK(add.values == V{14, 25});
+  CHECK(binary("qnn.subtract", 0).values == V{10, 19});
+  // b's zero point 2: reals b = [0.5, 1]; a * b = [2.5, 10] at scale 0.5, zero point 1.
+  CHECK(binary("qnn.mul", 2).values == V{6, 21});
+}
