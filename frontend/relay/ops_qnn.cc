@@ -4,7 +4,7 @@
 //   - dense / batch_matmul / conv2d / conv2d_transpose accumulate (q_x - zp_x) * (q_w - zp_w) in the
 //     integer out_dtype (TVM expands the product into four terms; the sum is the same integer), so
 //     they are the float op's Relax twin on zero-point-shifted int32 operands;
-//   - concatenate is a plain concat when every input already has the output's scale and zero point.
+//   - concatenate requantizes the inputs whose parameters differ from the output's, then concats.
 // qnn.requantize and the ops built on it (add, subtract, mul) are in ops_qnn_requantize.cc.
 #include "frontend/relay/ops.h"
 
@@ -85,20 +85,27 @@ RExpr qnn_conv2d(OpCtx& c) { return qnnIntegerOp(c, conv2d, kernelOAxis(c, "OIHW
 RExpr qnn_conv2d_transpose(OpCtx& c) { return qnnIntegerOp(c, conv2d_transpose, kernelOAxis(c, "IOHW")); }
 
 // qnn.concatenate((x...), (scales...), (zero_points...), output_scale, output_zero_point, axis):
-// TVM requantizes each input whose scale or zero point differs from the output's; with none
-// differing (all constants) it casts and concatenates, which is the plain concat.
+// each input whose scale or zero point is not the output's (as constant scalars) is requantized to
+// the output's parameters in its own dtype, then all are concatenated.
 RExpr qnn_concatenate(OpCtx& c) {
   c.expectArgs(5, 5);
   c.allowAttrs({"axis"});
-  std::vector<RExpr> scales = tupleFields(c, 1, "the input scales"), zps = tupleFields(c, 2, "the input zero points");
-  auto os = constScalar(c.arg(3)), oz = constScalar(c.arg(4));
-  if (!os || !oz) c.fail("the output scale and zero point must be constants");
-  for (size_t k = 0; k < scales.size() && k < zps.size(); ++k) {
-    auto sk = constScalar(scales[k]), zk = constScalar(zps[k]);
-    if (!sk || !zk || *sk != *os || *zk != *oz)
-      c.fail("input " + std::to_string(k) + " has another scale or zero point than the output: TVM requantizes it with its fixed-point lowering, which rlx does not reproduce");
+  std::vector<RExpr> data = tupleFields(c, 0, "the inputs"), scales = tupleFields(c, 1, "the input scales"), zps = tupleFields(c, 2, "the input zero points");
+  if (scales.size() != data.size() || zps.size() != data.size()) c.fail("needs one scale and one zero point per input");
+  auto sameScalar = [](const RExpr& a, const RExpr& b) {
+    auto ka = a.as<Constant>(), kb = b.as<Constant>();
+    return ka && kb && ka->data && kb->data && ka->data->shape.empty() && kb->data->shape.empty() && ka->data->dtype == kb->data->dtype &&
+           ka->data->getDouble(0) == kb->data->getDouble(0);
+  };
+  std::vector<rlx::Expr> parts;
+  for (size_t k = 0; k < data.size(); ++k) {
+    if (sameScalar(scales[k], c.arg(3)) && sameScalar(zps[k], c.arg(4))) {
+      parts.push_back(data[k]);
+      continue;
+    }
+    parts.push_back(requantizeTo(c, data[k], scales[k], zps[k], c.arg(3), c.arg(4), -1, "None", "None", dtypeOf(data[k])));
   }
-  return c.call("concat", {ex(c.arg(0))}, {{"axis", i(c.i("axis", 0))}});
+  return c.call("concat", {ex(c.emit(make<Tuple>(std::move(parts))))}, {{"axis", i(c.i("axis", 0))}});
 }
 
 }  // namespace rlx::relay::ops

@@ -490,3 +490,17 @@ TEST_CASE("relay eval: qnn.add / subtract / mul follow their canonicalizations",
   // b's zero point 2: reals b = [0.5, 1]; a * b = [2.5, 10] at scale 0.5, zero point 1.
   CHECK(binary("qnn.mul", 2).values == V{6, 21});
 }
+
+TEST_CASE("relay eval: qnn.concatenate requantizes the inputs with other parameters", "[relay]") {
+  auto i32 = [](double v) { return rConst("int32", {}, {v}); };
+  auto f32 = [](double v) { return rConst("float32", {}, {v}); };
+  RelayHarness h;
+  auto a = h.input("a", {2}, "int8"), b2 = h.input("b", {1}, "int8");
+  Expr data = make<Tuple>(std::vector<Expr>{a, b2});
+  Expr scales = make<Tuple>(std::vector<Expr>{f32(0.5), f32(0.25)}), zps = make<Tuple>(std::vector<Expr>{i32(0), i32(0)});
+  // b's 6 at scale 0.25 is 1.5, i.e. 3 at the output's scale 0.5; a passes through.
+  auto r = runTensor(h, h.convert("qnn.concatenate", {data, scales, zps, f32(0.5), i32(0)}, {{"axis", rInt(0)}}), {TV("int8", {2}, {10, 20}), TV("int8", {1}, {6})});
+  REQUIRE(r.ok);
+  CHECK(r.dtype == "int8");
+  CHECK(r.values == V{10, 20, 3});
+}
