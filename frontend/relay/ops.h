@@ -283,6 +283,8 @@ RExpr qnn_requantize(OpCtx& c);  // ops_qnn_requantize.cc
 RExpr qnn_add(OpCtx& c);
 RExpr qnn_subtract(OpCtx& c);
 RExpr qnn_mul(OpCtx& c);
+RExpr fixed_point_multiply(OpCtx& c);
+RExpr fixed_point_multiply_per_axis(OpCtx& c);
 // TVM's requantize lowering of `data` (shared by the QNN ops that requantize their inputs).
 RExpr requantizeTo(OpCtx& c, const RExpr& data, const RExpr& inScale, const RExpr& inZp, const RExpr& outScale, const RExpr& outZp, int64_t axis,
                    std::string rounding, std::string computeDtype, DataType outDtype);

@@ -9,7 +9,8 @@
 // computes (q - zp_in) * ratio + zp_out in floats and rounds half up (UPWARD).
 // qnn.add / qnn.subtract / qnn.mul are their canonicalizations on top of it: add and subtract
 // requantize both inputs to the output's parameters (in int32) and fix up the zero point; mul
-// multiplies the zero-point-shifted inputs and requantizes from the product of the scales.
+// multiplies the zero-point-shifted inputs and requantizes from the product of the scales. The
+// fixed_point_multiply ops are the q_multiply_shift step itself.
 #include <cmath>
 
 #include "frontend/relay/ops.h"
@@ -208,6 +209,43 @@ RExpr qnn_mul(OpCtx& c) {
   std::vector<double> scales;
   for (size_t k = 0; k < sa->size(); ++k) scales.push_back((*sa)[k] * (*sb)[k]);
   return requantizeTo(c, prod, floatsConst(scales, DataType::float32()), zero, c.arg(6), c.arg(7), la, "None", "None", q);
+}
+
+// fixed_point_multiply(x, multiplier, shift): TOPI's q_multiply_shift(x, multiplier, 31, shift),
+// whose generic lowering is the UPWARD fixed-point multiply above on int32 x.
+RExpr fixed_point_multiply(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"multiplier", "shift"});
+  if (c.dtype(0) != DataType::int32()) c.fail("expects int32 data (q_multiply_shift's)");
+  int64_t m = c.i("multiplier", 0), shift = c.i("shift", 0);
+  int64_t l = shift > 0 ? shift : 0, r = shift > 0 ? 0 : -shift;
+  if (r + 31 > 62) c.fail("a right shift of " + std::to_string(r) + " leaves no bits");
+  RExpr x = astype(c, c.arg(0), DataType::int64());
+  if (l) x = c.call("left_shift", {ex(x), ex(scalarConst(double(l), DataType::int64()))});
+  x = c.call("multiply", {ex(x), ex(scalarConst(double(m), DataType::int64()))});
+  x = c.call("add", {ex(x), ex(scalarConst(double(int64_t(1) << (30 + r)), DataType::int64()))});
+  x = c.call("right_shift", {ex(x), ex(scalarConst(double(31 + r), DataType::int64()))});
+  return astype(c, x, DataType::int32());
+}
+
+// fixed_point_multiply_per_axis(x, multipliers, left_shifts, right_shifts, is_lshift_required,
+// is_rshift_required, axes): the same per channel, the three vectors laid along `axes` (one axis).
+RExpr fixed_point_multiply_per_axis(OpCtx& c) {
+  c.expectArgs(4, 4);
+  c.allowAttrs({"is_lshift_required", "is_rshift_required", "axes"});
+  if (c.dtype(0) != DataType::int32()) c.fail("expects int32 data (q_multiply_shift_per_axis's)");
+  std::vector<int64_t> axes = c.ints("axes");
+  int64_t rank = c.ndim(0);
+  if (axes.size() != 1) c.fail("supports one channel axis");
+  int64_t axis = normAxis(c, axes[0], rank);
+  auto along = [&](size_t k) { return astype(c, alongAxis(c, c.call("reshape", {ex(c.arg(k)), ints({-1})}), axis, rank), DataType::int64()); };
+  RExpr x = astype(c, c.arg(0), DataType::int64());
+  if (c.b("is_lshift_required", false)) x = c.call("left_shift", {ex(x), ex(along(2))});
+  x = c.call("multiply", {ex(x), ex(along(1))});
+  RExpr total = c.call("add", {ex(along(3)), ex(scalarConst(31, DataType::int64()))});
+  RExpr round = c.call("left_shift", {ex(scalarConst(1, DataType::int64())), ex(c.call("subtract", {ex(total), ex(scalarConst(1, DataType::int64()))}))});
+  x = c.call("right_shift", {ex(c.call("add", {ex(x), ex(round)})), ex(total)});
+  return astype(c, x, DataType::int32());
 }
 
 }  // namespace rlx::relay::ops

@@ -504,3 +504,24 @@ TEST_CASE("relay eval: qnn.concatenate requantizes the inputs with other paramet
   CHECK(r.dtype == "int8");
   CHECK(r.values == V{10, 20, 3});
 }
+
+TEST_CASE("relay eval: fixed_point_multiply is q_multiply_shift (round half up)", "[relay]") {
+  // multiplier 2^30 with shift -1 is 1/4: (x * 2^30 + 2^31) >> 32 = floor(x / 4 + 1/2).
+  auto r = one("fixed_point_multiply", "int32", {5}, {2, -2, 6, -6, 101}, {{"multiplier", rInt(int64_t(1) << 30)}, {"shift", rInt(-1)}});
+  REQUIRE(r.ok);
+  CHECK(r.dtype == "int32");
+  CHECK(r.values == V{1, 0, 2, -1, 25});
+  // shift +2 with multiplier 3 * 2^29 (0.75): x * 3 exactly.
+  CHECK(one("fixed_point_multiply", "int32", {3}, {1, -5, 7}, {{"multiplier", rInt(3LL << 29)}, {"shift", rInt(2)}}).values == V{3, -15, 21});
+  {
+    // Per channel along axis 1: 1/2 (2^30, right shift 0) and x3 (3 * 2^29, left shift 2).
+    RelayHarness h;
+    auto x = h.input("x", {2, 2}, "int32");
+    auto r2 = runTensor(h, h.convert("fixed_point_multiply_per_axis", {x, rConst("int32", {2}, {double(1 << 30), double(3 << 29)}), rConst("int32", {2}, {0, 2}), rConst("int32", {2}, {0, 0})},
+                                     {{"is_lshift_required", rBool(true)}, {"is_rshift_required", rBool(false)}, {"axes", rInts({1})}}),
+                        {TV("int32", {2, 2}, {5, 5, -5, -5})});
+    REQUIRE(r2.ok);
+    // 5/2 = 2.5 -> 3, -5/2 = -2.5 -> -2 (half up); 5*3, -5*3.
+    CHECK(r2.values == V{3, 15, -2, -15});
+  }
+}
