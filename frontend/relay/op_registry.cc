@@ -227,6 +227,7 @@ const Entry kConversions[] = {
     {"qnn.erf", ops::qnn_erf},
     {"qnn.exp", ops::qnn_exp},
     {"qnn.hardswish", ops::qnn_hardswish},
+    {"qnn.leaky_relu", ops::qnn_leaky_relu},
     {"qnn.log", ops::qnn_log},
     {"qnn.mul", ops::qnn_mul},
     {"qnn.rsqrt", ops::qnn_rsqrt},
@@ -269,7 +270,7 @@ struct Refusal {
 
 #define RLX_BACKEND(op, stage) {op, "`" op "` is a Relay backend op (" stage "), not an input op"}
 #define RLX_NO_RELAX(op, what) {op, "`" op "` has no Relax v0.23 form (" what ")"}
-#define RLX_QNN_FIXED_POINT(op) RLX_NO_RELAX(op, "TVM defines it by its own QNN canonicalization in fixed-point integer arithmetic, which rlx does not reproduce (only requantize, add, subtract and mul); dequantize -> float -> quantize rounds differently")
+#define RLX_QNN_FIXED_POINT(op) RLX_NO_RELAX(op, "TVM defines it by its own QNN canonicalization in fixed-point integer arithmetic, which rlx does not reproduce for this op; dequantize -> float -> quantize rounds differently")
 const Refusal kRefusals[] = {
     // lowering and tuning output
     RLX_BACKEND("memory.alloc_storage", "VM lowering output"),
@@ -343,9 +344,8 @@ const Refusal kRefusals[] = {
     RLX_NO_RELAX("vision.yolo_reorg", "R.vision has all_class_non_max_suppression only"),
     RLX_NO_RELAX("qnn.simulated_quantize", "it takes its target dtype as a run-time tensor argument"),
     RLX_NO_RELAX("qnn.simulated_dequantize", "it takes its source dtype as a run-time tensor argument"),
-    RLX_QNN_FIXED_POINT("qnn.leaky_relu"),
     RLX_QNN_FIXED_POINT("qnn.softmax"),
-    RLX_QNN_FIXED_POINT("qnn.avg_pool2d"),
+    RLX_NO_RELAX("qnn.avg_pool2d", "TVM averages the requantized int32 values with TOPI's integer pool division, whose rounding Relax's avg_pool2d on int32 does not promise"),
 };
 #undef RLX_BACKEND
 #undef RLX_NO_RELAX

@@ -283,6 +283,7 @@ RExpr qnn_requantize(OpCtx& c);  // ops_qnn_requantize.cc
 RExpr qnn_add(OpCtx& c);
 RExpr qnn_subtract(OpCtx& c);
 RExpr qnn_mul(OpCtx& c);
+RExpr qnn_leaky_relu(OpCtx& c);
 RExpr fixed_point_multiply(OpCtx& c);
 RExpr fixed_point_multiply_per_axis(OpCtx& c);
 // TVM's requantize lowering of `data` (shared by the QNN ops that requantize their inputs).

@@ -9,8 +9,9 @@
 // computes (q - zp_in) * ratio + zp_out in floats and rounds half up (UPWARD).
 // qnn.add / qnn.subtract / qnn.mul are their canonicalizations on top of it: add and subtract
 // requantize both inputs to the output's parameters (in int32) and fix up the zero point; mul
-// multiplies the zero-point-shifted inputs and requantizes from the product of the scales. The
-// fixed_point_multiply ops are the q_multiply_shift step itself.
+// multiplies the zero-point-shifted inputs and requantizes from the product of the scales; leaky_relu
+// mixes the requantized input with its fixed-point alpha multiple. The fixed_point_multiply ops are
+// the q_multiply_shift step itself.
 #include <cmath>
 
 #include "frontend/relay/ops.h"
@@ -211,21 +212,46 @@ RExpr qnn_mul(OpCtx& c) {
   return requantizeTo(c, prod, floatsConst(scales, DataType::float32()), zero, c.arg(6), c.arg(7), la, "None", "None", q);
 }
 
+namespace {
+
+// q_multiply_shift(x, m, 31, shift) on int32 x: ((x << l) * m + 2^(30 + r)) >> (31 + r) in int64.
+RExpr multiplyShift(OpCtx& c, const RExpr& x32, int64_t m, int64_t shift) {
+  int64_t l = shift > 0 ? shift : 0, r = shift > 0 ? 0 : -shift;
+  if (r + 31 > 62) c.fail("a right shift of " + std::to_string(r) + " leaves no bits");
+  RExpr x = astype(c, x32, DataType::int64());
+  if (l) x = c.call("left_shift", {ex(x), ex(scalarConst(double(l), DataType::int64()))});
+  x = c.call("multiply", {ex(x), ex(scalarConst(double(m), DataType::int64()))});
+  x = c.call("add", {ex(x), ex(scalarConst(double(int64_t(1) << (30 + r)), DataType::int64()))});
+  x = c.call("right_shift", {ex(x), ex(scalarConst(double(31 + r), DataType::int64()))});
+  return astype(c, x, DataType::int32());
+}
+
+}  // namespace
+
 // fixed_point_multiply(x, multiplier, shift): TOPI's q_multiply_shift(x, multiplier, 31, shift),
 // whose generic lowering is the UPWARD fixed-point multiply above on int32 x.
 RExpr fixed_point_multiply(OpCtx& c) {
   c.expectArgs(1, 1);
   c.allowAttrs({"multiplier", "shift"});
   if (c.dtype(0) != DataType::int32()) c.fail("expects int32 data (q_multiply_shift's)");
-  int64_t m = c.i("multiplier", 0), shift = c.i("shift", 0);
-  int64_t l = shift > 0 ? shift : 0, r = shift > 0 ? 0 : -shift;
-  if (r + 31 > 62) c.fail("a right shift of " + std::to_string(r) + " leaves no bits");
-  RExpr x = astype(c, c.arg(0), DataType::int64());
-  if (l) x = c.call("left_shift", {ex(x), ex(scalarConst(double(l), DataType::int64()))});
-  x = c.call("multiply", {ex(x), ex(scalarConst(double(m), DataType::int64()))});
-  x = c.call("add", {ex(x), ex(scalarConst(double(int64_t(1) << (30 + r)), DataType::int64()))});
-  x = c.call("right_shift", {ex(x), ex(scalarConst(double(31 + r), DataType::int64()))});
-  return astype(c, x, DataType::int32());
+  return multiplyShift(c, c.arg(0), c.i("multiplier", 0), c.i("shift", 0));
+}
+
+// qnn.leaky_relu(x, in_scale, in_zp, out_scale, out_zp, alpha): with x' = x requantized to the
+// output's parameters (int32), negative inputs (x < in_zp) give FPM(x', alpha) + FPM(out_zp,
+// 1 - alpha), the rest x', clipped to x's dtype (TVM's canonicalization, FPM = q_multiply_shift).
+RExpr qnn_leaky_relu(OpCtx& c) {
+  c.expectArgs(5, 5);
+  c.allowAttrs({"alpha"});
+  double alpha = c.f("alpha", 0.01);
+  RExpr x = astype(c, c.arg(0), DataType::int32());
+  RExpr inZp = astype(c, c.arg(2), DataType::int32()), outZp = astype(c, c.arg(4), DataType::int32());
+  RExpr requant = requantizeTo(c, x, c.arg(1), c.arg(2), c.arg(3), c.arg(4), -1, "None", "None", DataType::int32());
+  auto [ma, sa] = fixedPointMultiplier(alpha);
+  auto [mz, sz] = fixedPointMultiplier(1 - alpha);
+  RExpr neg = c.call("add", {ex(multiplyShift(c, requant, ma, sa)), ex(multiplyShift(c, outZp, mz, sz))});
+  RExpr out = c.call("where", {ex(c.call("less", {ex(x), ex(inZp)})), ex(neg), ex(requant)});
+  return toQuantized(c, out, c.dtype(0));
 }
 
 // fixed_point_multiply_per_axis(x, multipliers, left_shifts, right_shifts, is_lshift_required,

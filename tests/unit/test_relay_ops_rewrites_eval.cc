@@ -525,3 +525,21 @@ TEST_CASE("relay eval: fixed_point_multiply is q_multiply_shift (round half up)"
     CHECK(r2.values == V{3, 15, -2, -15});
   }
 }
+
+TEST_CASE("relay eval: qnn.leaky_relu mixes the requantized input with its fixed-point alpha multiple", "[relay]") {
+  auto i32 = [](double v) { return rConst("int32", {}, {v}); };
+  auto f32 = [](double v) { return rConst("float32", {}, {v}); };
+  auto run = [&](double outZp) {
+    RelayHarness h;
+    auto x = h.input("x", {3}, "int8");
+    return runTensor(h, h.convert("qnn.leaky_relu", {x, f32(0.5), i32(0), f32(0.5), i32(outZp)}, {{"alpha", rFloat(0.25)}}), {TV("int8", {3}, {-10, 0, 10})});
+  };
+  // Same parameters: -10 * 0.25 = -2.5 rounds half up to -2.
+  auto same = run(0);
+  REQUIRE(same.ok);
+  CHECK(same.dtype == "int8");
+  CHECK(same.values == V{-2, 0, 10});
+  // Output zero point 4: x' = x + 4 = [-6, 4, 14]; the negative one is FPM(-6, 1/4) + FPM(4, 3/4)
+  // = -1 + 3 (floor(-1.5 + 0.5) and floor(3 + 0.5)).
+  CHECK(run(4).values == V{2, 4, 14});
+}
