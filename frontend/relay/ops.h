@@ -221,6 +221,7 @@ RExpr sparse_to_dense(OpCtx& c);
 RExpr adv_index(OpCtx& c);
 RExpr searchsorted(OpCtx& c);
 RExpr ndarray_size(OpCtx& c);
+RExpr matrix_set_diag(OpCtx& c);
 
 // ---- indexing (ops_index.cc)
 RExpr strided_slice(OpCtx& c);

@@ -1,7 +1,10 @@
 // Relay's index-computing ops with no Relax op of their own, built from Relax ones: argwhere
 // (R.nonzero transposed), invert_permutation (a scatter of positions), unravel_index (div / mod by
 // the constant shape's strides), sparse_to_dense (R.scatter_nd into a filled tensor), adv_index
-// (R.index_tensor), searchsorted (R.bucketize), ndarray_size (the product of the shape).
+// (R.index_tensor), searchsorted (R.bucketize), ndarray_size (the product of the shape),
+// matrix_set_diag (TOPI's diagonal index map folded into constant index and mask grids).
+#include <algorithm>
+
 #include "frontend/relay/ops.h"
 
 namespace rlx::relay::ops {
@@ -107,6 +110,48 @@ RExpr ndarray_size(OpCtx& c) {
   if (known) return scalarConst(double(count), t);
   RExpr shape = c.call("shape_to_tensor", {ex(c.call("shape_of", {ex(c.arg(0))}))});
   return astype(c, c.call("prod", {ex(shape)}), t);
+}
+
+// matrix_set_diag(x (..., M, N), diagonal, k1, k2, super_diag_right_align, sub_diag_right_align):
+// TOPI sets x[..., i, j] for k1 <= d = j - i <= k2 to diagonal[..., c] with c = (d >= 0 ? i : j)
+// (one diagonal, k1 == k2), or diagonal[..., k2 - d, c + offset(d)] where a right-aligned diagonal is
+// offset by L - (its length). With M, N and L known, the flat positions and the mask are constants;
+// the values come from R.take on the flattened diagonals.
+RExpr matrix_set_diag(OpCtx& c) {
+  c.expectArgs(2, 2);
+  c.allowAttrs({"k1", "k2", "super_diag_right_align", "sub_diag_right_align"});
+  int64_t k1 = c.i("k1", 0), k2 = c.i("k2", 0);
+  if (k2 < k1) c.fail("k2 must not be below k1");
+  bool superRight = c.b("super_diag_right_align", true), subRight = c.b("sub_diag_right_align", false);
+  std::vector<PrimExpr> xd = c.dims(0), dd = c.dims(1);
+  if (xd.size() < 2) c.fail("expects a matrix or a batch of them");
+  auto M = asIntImm(xd[xd.size() - 2]), N = asIntImm(xd.back()), L = asIntImm(dd.back());
+  if (!M || !N || !L) c.fail("the matrix and diagonal extents must be known (the index map is folded into constants)");
+  int64_t m = M->value, n = N->value, l = L->value;
+  std::vector<int64_t> index(size_t(m * n), 0), mask(size_t(m * n), 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t d = j - i, at = i * n + j;
+      if (d < k1 || d > k2) continue;
+      mask[size_t(at)] = 1;
+      if (k1 == k2) {
+        index[size_t(at)] = k1 >= 0 ? i : j;
+        continue;
+      }
+      int64_t offset = d >= 0 ? (superRight ? l - std::min(n - d, m) : 0) : (subRight ? l - std::min(n, m + d) : 0);
+      index[size_t(at)] = (k2 - d) * l + (d >= 0 ? i : j) + offset;
+    }
+  // The diagonals flattened to one last axis: (..., L) or (..., K, L) -> (..., K * L).
+  RExpr diag = c.arg(1);
+  if (k1 != k2) {
+    std::vector<PrimExpr> flat(dd.begin(), dd.end() - 2);
+    flat.push_back(intImm((k2 - k1 + 1) * l));
+    diag = c.call("reshape", {ex(diag), primList(flat)});
+  }
+  RExpr picked = c.call("take", {ex(diag), ex(intsConst(index, {m * n}, DataType::int64()))}, {{"axis", i(-1)}, {"mode", s("clip")}});
+  picked = c.call("reshape", {ex(picked), primList(xd)});
+  RExpr keep = c.call("not_equal", {ex(intsConst(mask, {m, n}, DataType::int32())), ex(scalarConst(0, DataType::int32()))});
+  return c.call("where", {ex(keep), ex(picked), ex(c.arg(0))});
 }
 
 }  // namespace rlx::relay::ops

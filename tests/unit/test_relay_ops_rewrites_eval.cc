@@ -543,3 +543,28 @@ TEST_CASE("relay eval: qnn.leaky_relu mixes the requantized input with its fixed
   // = -1 + 3 (floor(-1.5 + 0.5) and floor(3 + 0.5)).
   CHECK(run(4).values == V{2, 4, 14});
 }
+
+TEST_CASE("relay eval: matrix_set_diag follows TOPI's diagonal index map and alignment", "[relay]") {
+  auto run = [](Dims xs, Dims ds, V diag, const relay::Attrs& attrs) {
+    RelayHarness h;
+    std::vector<PrimExpr> xd, dd;
+    for (auto d : xs) xd.push_back(intImm(d));
+    for (auto d : ds) dd.push_back(intImm(d));
+    auto x = h.input("x", xd), d = h.input("d", dd);
+    int64_t n = 1;
+    for (auto e : xs) n *= e;
+    return runTensor(h, h.convert("matrix_set_diag", {x, d}, attrs), {TV("float32", xs, iotaV(n)), TV("float32", ds, std::move(diag))});
+  };
+  auto main = run({3, 3}, {3}, {10, 20, 30}, {});
+  REQUIRE(main.ok);
+  CHECK(main.values == V{10, 1, 2, 3, 20, 5, 6, 7, 30});
+  // k = 1 fills (0, 1), (1, 2) by row; k = -1 fills (1, 0), (2, 1) by column.
+  CHECK(run({2, 3}, {2}, {10, 20}, {{"k1", rInt(1)}, {"k2", rInt(1)}}).values == V{0, 10, 2, 3, 4, 20});
+  CHECK(run({3, 2}, {2}, {10, 20}, {{"k1", rInt(-1)}, {"k2", rInt(-1)}}).values == V{0, 1, 10, 3, 4, 20});
+  // Bands -1..1 of a 2x3: diagonal rows hold d = 1, 0, -1 (length 2, 2, 1; L = 2). The short
+  // sub-diagonal is left-aligned by default (its 5 at column 0), right-aligned on request (the 9).
+  relay::Attrs band = {{"k1", rInt(-1)}, {"k2", rInt(1)}};
+  CHECK(run({2, 3}, {3, 2}, {1, 2, 3, 4, 5, 9}, band).values == V{3, 1, 2, 5, 4, 2});
+  band.push_back({"sub_diag_right_align", rBool(true)});
+  CHECK(run({2, 3}, {3, 2}, {1, 2, 3, 4, 5, 9}, band).values == V{3, 1, 2, 9, 4, 2});
+}
