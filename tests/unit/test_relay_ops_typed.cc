@@ -54,6 +54,26 @@ def @main(%x: Tensor[(1, 8, 2, 3), float32], %q: Tensor[(4), int8], %len: Tensor
   CHECK(checked == 17);
 }
 
+TEST_CASE("relay ops: printed Relay types of the QNN and rearranging conversions agree", "[relay]") {
+  const char* text = R"(#[version = "0.0.5"]
+def @main(%acc: Tensor[(1, 4), int32], %a: Tensor[(1, 4), int8], %b: Tensor[(1, 4), int8], %m: Tensor[(2, 3, 3), float32], %d: Tensor[(2, 3), float32], %s: Tensor[(1, 4, 4, 1), float32], %p: Tensor[(4), int32]) {
+  %0 = qnn.requantize(%acc, 0.25f, 0, 0.5f, 3, axis=-1, rounding="UPWARD", compute_dtype="None", out_dtype="int8") /* ty=Tensor[(1, 4), int8] */;
+  %1 = qnn.add(%0, %a, 0.5f, 3, 0.25f, 0, 0.5f, 1, lhs_axis=-1, rhs_axis=-1) /* ty=Tensor[(1, 4), int8] */;
+  %2 = qnn.mul(%1, %b, 0.5f, 1, 0.25f, 0, 0.125f, 0, lhs_axis=-1, rhs_axis=-1) /* ty=Tensor[(1, 4), int8] */;
+  %3 = qnn.leaky_relu(%2, 0.125f, 0, 0.125f, 0, alpha=0.1f) /* ty=Tensor[(1, 4), int8] */;
+  %4 = fixed_point_multiply(%acc, multiplier=1073741824, shift=-1) /* ty=Tensor[(1, 4), int32] */;
+  %5 = matrix_set_diag(%m, %d, k1=0, k2=0, super_diag_right_align=True, sub_diag_right_align=False) /* ty=Tensor[(2, 3, 3), float32] */;
+  %6 = nn.space_to_batch_nd(%s, block_shape=[2, 2], paddings=[[0, 0], [0, 0]], pad_value=0f) /* ty=Tensor[(4, 2, 2, 1), float32] */;
+  %7 = nn.batch_to_space_nd(%6, block_shape=[2, 2], crops=[[0, 1], [1, 0]]) /* ty=Tensor[(1, 3, 3, 1), float32] */;
+  %8 = sparse_to_dense(%p, 1f, 0f, output_shape=[8]) /* ty=Tensor[(8), float32] */;
+  (%3, %4, %5, %7, %8)
+}
+)";
+  size_t checked = 0;
+  CHECK(importChecked(text, checked) == "");
+  CHECK(checked == 9);
+}
+
 TEST_CASE("relay ops: the printed-type oracle reports a disagreeing comment", "[relay]") {
   // depth_to_space of (1, 8, 2, 3) by 2 is (1, 2, 4, 6); a comment claiming (1, 2, 2, 3) is caught.
   const char* text = R"(#[version = "0.0.5"]
