@@ -175,6 +175,7 @@ const Entry kConversions[] = {
     {"matrix_set_diag", ops::matrix_set_diag},
     {"ndarray_size", ops::ndarray_size},
     {"searchsorted", ops::searchsorted},
+    {"sliding_window", ops::sliding_window},
     {"sparse_to_dense", ops::sparse_to_dense},
     {"unravel_index", ops::unravel_index},
     // indexing (ops_index.cc)
@@ -325,7 +326,6 @@ const Refusal kRefusals[] = {
     RLX_NO_RELAX("sparse_reshape", "no TF sparse-tensor ops"),
     RLX_NO_RELAX("stft", "no Fourier transforms"),
     RLX_NO_RELAX("dft", "no Fourier transforms"),
-    RLX_NO_RELAX("sliding_window", "no windowed view of a tensor"),
     RLX_NO_RELAX("strided_set", "R.slice_scatter sets one axis; strided_set takes tensor-valued begin, end and strides over several"),
     RLX_NO_RELAX("unique", "Relay pads its outputs to the input's length and returns the count; R.unique returns exact-size tensors"),
     RLX_NO_RELAX("random.threefry_generate", "no random number generation"),

@@ -222,6 +222,7 @@ RExpr adv_index(OpCtx& c);
 RExpr searchsorted(OpCtx& c);
 RExpr ndarray_size(OpCtx& c);
 RExpr matrix_set_diag(OpCtx& c);
+RExpr sliding_window(OpCtx& c);
 
 // ---- indexing (ops_index.cc)
 RExpr strided_slice(OpCtx& c);

@@ -2,7 +2,8 @@
 // (R.nonzero transposed), invert_permutation (a scatter of positions), unravel_index (div / mod by
 // the constant shape's strides), sparse_to_dense (R.scatter_nd into a filled tensor), adv_index
 // (R.index_tensor), searchsorted (R.bucketize), ndarray_size (the product of the shape),
-// matrix_set_diag (TOPI's diagonal index map folded into constant index and mask grids).
+// matrix_set_diag (TOPI's diagonal index map folded into constant index and mask grids),
+// sliding_window (the window positions folded into a constant gather index).
 #include <algorithm>
 
 #include "frontend/relay/ops.h"
@@ -152,6 +153,52 @@ RExpr matrix_set_diag(OpCtx& c) {
   picked = c.call("reshape", {ex(picked), primList(xd)});
   RExpr keep = c.call("not_equal", {ex(intsConst(mask, {m, n}, DataType::int32())), ex(scalarConst(0, DataType::int32()))});
   return c.call("where", {ex(keep), ex(picked), ex(c.arg(0))});
+}
+
+// sliding_window(x, axis, window_shape, strides): the axes from `axis` on are windowed:
+// out[p..., o_1..o_k, w_1..w_k] = x[p..., o_1 * s_1 + w_1, ..., o_k * s_k + w_k] with
+// o_i < (n_i - w_i) / s_i + 1. Those axes are flattened and gathered with a constant index.
+RExpr sliding_window(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"axis", "window_shape", "strides"});
+  int64_t rank = c.ndim(0), axis = c.i("axis", 0);
+  std::vector<int64_t> win = c.ints("window_shape"), st = c.ints("strides");
+  if (axis < 0 || axis >= rank) c.fail("axis must be in [0, rank)");
+  size_t k = size_t(rank - axis);
+  if (win.size() != k || st.size() != k) c.fail("window_shape and strides must cover the axes from `axis` to the last");
+  std::vector<PrimExpr> d = c.dims(0);
+  std::vector<int64_t> n, count;
+  for (size_t a = 0; a < k; ++a) {
+    auto e = asIntImm(d[size_t(axis) + a]);
+    if (!e) c.fail("the windowed extents must be known (the window positions are folded into constants)");
+    if (win[a] < 1 || st[a] < 1 || win[a] > e->value) c.fail("windows must be positive and fit the axis; strides positive");
+    n.push_back(e->value);
+    count.push_back((e->value - win[a]) / st[a] + 1);
+  }
+  // Row-major walk over (o_1..o_k, w_1..w_k), each mapped to its flat position in the windowed axes.
+  std::vector<int64_t> shape(count);
+  shape.insert(shape.end(), win.begin(), win.end());
+  int64_t total = 1;
+  for (int64_t s2 : shape) total *= s2;
+  std::vector<int64_t> from(static_cast<size_t>(total), 0);
+  std::vector<int64_t> pos(shape.size(), 0);
+  for (int64_t f = 0; f < total; ++f) {
+    int64_t flat = 0;
+    for (size_t a = 0; a < k; ++a) flat = flat * n[a] + pos[a] * st[a] + pos[k + a];
+    from[size_t(f)] = flat;
+    for (size_t a = shape.size(); a-- > 0;) {
+      if (++pos[a] < shape[a]) break;
+      pos[a] = 0;
+    }
+  }
+  std::vector<PrimExpr> flatShape(d.begin(), d.begin() + axis), outShape(d.begin(), d.begin() + axis);
+  int64_t inner = 1;
+  for (int64_t e : n) inner *= e;
+  flatShape.push_back(intImm(inner));
+  for (int64_t s2 : shape) outShape.push_back(intImm(s2));
+  RExpr flat = c.call("reshape", {ex(c.arg(0)), primList(flatShape)});
+  RExpr picked = c.call("take", {ex(flat), ex(intsConst(from, {total}, DataType::int64()))}, {{"axis", i(axis)}, {"mode", s("fast")}});
+  return c.call("reshape", {ex(picked), primList(outShape)});
 }
 
 }  // namespace rlx::relay::ops

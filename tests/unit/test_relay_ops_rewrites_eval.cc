@@ -568,3 +568,18 @@ TEST_CASE("relay eval: matrix_set_diag follows TOPI's diagonal index map and ali
   band.push_back({"sub_diag_right_align", rBool(true)});
   CHECK(run({2, 3}, {3, 2}, {1, 2, 3, 4, 5, 9}, band).values == V{3, 1, 2, 9, 4, 2});
 }
+
+TEST_CASE("relay eval: sliding_window gathers every window", "[relay]") {
+  // 1-D: windows of 3 every 2 over 0..6 start at 0, 2, 4.
+  auto w1 = one("sliding_window", "float32", {7}, iotaV(7), {{"axis", rInt(0)}, {"window_shape", rInts({3})}, {"strides", rInts({2})}});
+  REQUIRE(w1.ok);
+  CHECK(w1.shape == Dims{3, 3});
+  CHECK(w1.values == V{0, 1, 2, 2, 3, 4, 4, 5, 6});
+  // Axis 1 of (2, 3, 3): 2x2 windows, stride 1 -> (2, 2, 2, 2, 2); batch 1's last window is 13 14 / 16 17.
+  auto w2 = one("sliding_window", "float32", {2, 3, 3}, iotaV(18), {{"axis", rInt(1)}, {"window_shape", rInts({2, 2})}, {"strides", rInts({1, 1})}});
+  REQUIRE(w2.ok);
+  CHECK(w2.shape == Dims{2, 2, 2, 2, 2});
+  REQUIRE(w2.values.size() == 32);
+  CHECK(V(w2.values.begin(), w2.values.begin() + 4) == V{0, 1, 3, 4});
+  CHECK(V(w2.values.end() - 4, w2.values.end()) == V{13, 14, 16, 17});
+}
