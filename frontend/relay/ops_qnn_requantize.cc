@@ -114,6 +114,7 @@ RExpr requantizeTo(OpCtx& c, const RExpr& data, const RExpr& inScale, const RExp
       for (double r : ratios) {
         auto [m, shift] = fixedPointMultiplier(r);
         int64_t l = shift > 0 ? shift : 0, rr = shift > 0 ? 0 : -shift;
+        if (rr > 31) c.fail("a scale ratio below 2^-32 shifts every bit out");
         anyLeft |= l != 0;
         ms.push_back(m), ls.push_back(l), rs.push_back(31 + rr);
         pos.push_back(int64_t(1) << (30 + rr));
