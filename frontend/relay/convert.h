@@ -51,6 +51,8 @@ class OpCtx {
   std::vector<PrimExpr> dims(size_t i) const;  // fails when unknown
   // Fails unless the call has between lo and hi arguments.
   void expectArgs(size_t lo, size_t hi) const;
+  // The call's attributes as written (for conversions that hand them on, see convertAs).
+  const Attrs& attrs() const { return attrs_; }
 
   // ---- attributes (Relay's text gives ints, floats, bools, strings, None, arrays, meta entries)
   // Fails on any attribute key not in `known` (Relay builds attrs by reflection: unknown keys are
@@ -75,6 +77,9 @@ class OpCtx {
   // R.<name>(args, kwargs) (name without "relax.") through the op's schema, normalized and bound.
   rlx::Expr call(const std::string& name, std::vector<PyValue> args, KwArgs kwargs = {});
   rlx::Expr emit(const rlx::Expr& e);
+  // Runs conversion `fn` on `args` and `attrs` as if the call had been written so (a dyn. op whose
+  // shape arguments are constants, converted as its static twin); failures still name this op.
+  rlx::Expr convertAs(rlx::Expr (*fn)(OpCtx&), std::vector<rlx::Expr> args, const Attrs& attrs);
   // Throws ImportError at the call; the message gets "<op>: " in front.
   [[noreturn]] void fail(const std::string& message, std::string hint = {}) const;
 

@@ -227,4 +227,9 @@ rlx::Expr OpCtx::call(const std::string& name, std::vector<PyValue> args, KwArgs
 
 rlx::Expr OpCtx::emit(const rlx::Expr& e) { return emitter_.emit(e, span); }
 
+rlx::Expr OpCtx::convertAs(rlx::Expr (*fn)(OpCtx&), std::vector<rlx::Expr> args, const Attrs& attrs) {
+  OpCtx inner(emitter_, op, std::move(args), attrs, span);
+  return fn(inner);
+}
+
 }  // namespace rlx::relay

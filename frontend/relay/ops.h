@@ -35,6 +35,21 @@ std::vector<int64_t> spatialPadding(OpCtx& c, size_t n, const char* key = "paddi
 std::vector<int64_t> spatialInts(OpCtx& c, size_t n, const char* key, int64_t def);
 // The attributes conv/pool ops accept but that say nothing Relax needs (inferred, or tuning output).
 void requireNoTuningLayout(OpCtx& c);
+// The values of a constant tensor argument as doubles (any dtype, any rank), or nullopt.
+std::optional<std::vector<double>> constDoubles(const RExpr& e);
+// A 0-d constant of dtype t (Relay's scalars folded into a rewrite).
+RExpr scalarConst(double v, DataType t);
+// A constant integer tensor of the given shape and dtype.
+RExpr intsConst(const std::vector<int64_t>& values, const std::vector<int64_t>& shape, DataType t);
+// Attribute values built here, for a call handed on through OpCtx::convertAs.
+AttrValue intAttr(int64_t v);
+AttrValue floatAttr(double v);
+AttrValue intsAttr(const std::vector<int64_t>& v);
+AttrValue floatsAttr(const std::vector<double>& v);
+// The call's attributes with `extra` set (entries of the same name replaced).
+Attrs withAttrs(const OpCtx& c, const Attrs& extra);
+// The fields of a tuple-valued argument (a tuple literal's, or projections of a tuple value).
+std::vector<RExpr> tupleFields(OpCtx& c, size_t arg, const char* what);
 
 // ---- elementwise (ops_elementwise.cc)
 RExpr abs(OpCtx& c);
@@ -122,6 +137,7 @@ RExpr pad(OpCtx& c);
 RExpr cross_entropy_with_logits(OpCtx& c);
 RExpr cross_entropy(OpCtx& c);
 RExpr mirror_pad(OpCtx& c);
+RExpr nll_loss(OpCtx& c);
 
 // ---- normalization (ops_norm.cc)
 RExpr batch_norm(OpCtx& c);
@@ -129,6 +145,7 @@ RExpr layer_norm(OpCtx& c);
 RExpr group_norm(OpCtx& c);
 RExpr instance_norm(OpCtx& c);
 RExpr l2_normalize(OpCtx& c);
+RExpr lrn(OpCtx& c);
 
 // ---- convolution and pooling (ops_conv_pool.cc)
 RExpr conv1d(OpCtx& c);
@@ -147,10 +164,19 @@ RExpr global_max_pool2d(OpCtx& c);
 RExpr adaptive_avg_pool1d(OpCtx& c);
 RExpr adaptive_avg_pool2d(OpCtx& c);
 RExpr adaptive_avg_pool3d(OpCtx& c);
+RExpr adaptive_max_pool1d(OpCtx& c);
+RExpr adaptive_max_pool2d(OpCtx& c);
+RExpr adaptive_max_pool3d(OpCtx& c);
+RExpr max_pool2d_grad(OpCtx& c);
+RExpr avg_pool2d_grad(OpCtx& c);
 
 // ---- image (ops_image.cc)
 RExpr upsampling(OpCtx& c);
 RExpr resize2d(OpCtx& c);
+RExpr resize1d(OpCtx& c);
+RExpr grid_sample(OpCtx& c);
+RExpr affine_grid(OpCtx& c);
+RExpr all_class_non_max_suppression(OpCtx& c);  // vision.
 
 // ---- shape and data movement (ops_shape.cc)
 RExpr reshape(OpCtx& c);
@@ -172,6 +198,31 @@ RExpr shape_of(OpCtx& c);
 RExpr einsum(OpCtx& c);
 RExpr meshgrid(OpCtx& c);
 RExpr layout_transform(OpCtx& c);  // ops_layout.cc
+RExpr collapse_sum_to(OpCtx& c);
+RExpr contrib_reverse_reshape(OpCtx& c);
+
+// ---- rearrangements without a Relax op (ops_space.cc)
+RExpr depth_to_space(OpCtx& c);
+RExpr space_to_depth(OpCtx& c);
+RExpr dilate(OpCtx& c);
+RExpr fifo_buffer(OpCtx& c);
+RExpr space_to_batch_nd(OpCtx& c);
+RExpr batch_to_space_nd(OpCtx& c);
+
+// ---- per-sequence ops (ops_sequence.cc)
+RExpr sequence_mask(OpCtx& c);
+RExpr reverse_sequence(OpCtx& c);
+
+// ---- index computations (ops_locate.cc)
+RExpr argwhere(OpCtx& c);
+RExpr invert_permutation(OpCtx& c);
+RExpr unravel_index(OpCtx& c);
+RExpr sparse_to_dense(OpCtx& c);
+RExpr adv_index(OpCtx& c);
+RExpr searchsorted(OpCtx& c);
+RExpr ndarray_size(OpCtx& c);
+RExpr matrix_set_diag(OpCtx& c);
+RExpr sliding_window(OpCtx& c);
 
 // ---- indexing (ops_index.cc)
 RExpr strided_slice(OpCtx& c);
@@ -214,6 +265,55 @@ RExpr arange(OpCtx& c);
 // ---- quantization (ops_quantize.cc)
 RExpr quantize(OpCtx& c);    // qnn.quantize
 RExpr dequantize(OpCtx& c);  // qnn.dequantize
+
+// ---- QNN compute ops (ops_qnn.cc)
+RExpr qnn_abs(OpCtx& c);
+RExpr qnn_erf(OpCtx& c);
+RExpr qnn_exp(OpCtx& c);
+RExpr qnn_hardswish(OpCtx& c);
+RExpr qnn_log(OpCtx& c);
+RExpr qnn_rsqrt(OpCtx& c);
+RExpr qnn_sigmoid(OpCtx& c);
+RExpr qnn_sqrt(OpCtx& c);
+RExpr qnn_tanh(OpCtx& c);
+RExpr qnn_dense(OpCtx& c);
+RExpr qnn_batch_matmul(OpCtx& c);
+RExpr qnn_conv2d(OpCtx& c);
+RExpr qnn_conv2d_transpose(OpCtx& c);
+RExpr qnn_concatenate(OpCtx& c);
+RExpr qnn_requantize(OpCtx& c);  // ops_qnn_requantize.cc
+RExpr qnn_add(OpCtx& c);
+RExpr qnn_subtract(OpCtx& c);
+RExpr qnn_mul(OpCtx& c);
+RExpr qnn_leaky_relu(OpCtx& c);
+RExpr fixed_point_multiply(OpCtx& c);
+RExpr fixed_point_multiply_per_axis(OpCtx& c);
+// TVM's requantize lowering of `data` (shared by the QNN ops that requantize their inputs).
+RExpr requantizeTo(OpCtx& c, const RExpr& data, const RExpr& inScale, const RExpr& inZp, const RExpr& outScale, const RExpr& outZp, int64_t axis,
+                   std::string rounding, std::string computeDtype, DataType outDtype);
+
+// ---- annotations (ops_annotation.cc)
+RExpr annotation_stop_fusion(OpCtx& c);
+RExpr annotation_checkpoint(OpCtx& c);
+RExpr annotation_cast_hint(OpCtx& c);
+RExpr annotation_bitpack_start(OpCtx& c);
+RExpr annotation_bitpack_end(OpCtx& c);
+
+// ---- dyn. ops (ops_dyn.cc)
+RExpr dyn_reshape(OpCtx& c);
+RExpr dyn_tile(OpCtx& c);
+RExpr dyn_zeros(OpCtx& c);
+RExpr dyn_ones(OpCtx& c);
+RExpr dyn_full(OpCtx& c);
+RExpr dyn_expand_dims(OpCtx& c);
+RExpr dyn_squeeze(OpCtx& c);
+RExpr dyn_strided_slice(OpCtx& c);
+RExpr dyn_one_hot(OpCtx& c);
+RExpr dyn_topk(OpCtx& c);
+RExpr dyn_sparse_to_dense(OpCtx& c);
+RExpr dyn_pad(OpCtx& c);         // dyn.nn.pad
+RExpr dyn_upsampling(OpCtx& c);  // dyn.nn.upsampling
+RExpr dyn_resize2d(OpCtx& c);    // dyn.image.resize2d
 
 // ---- devices (ops_device.cc)
 RExpr on_device(OpCtx& c);

@@ -176,4 +176,14 @@ RExpr mirror_pad(OpCtx& c) {
   return c.call("nn.pad", {ex(c.arg(0))}, {{"pad_width", ints(flat)}, {"pad_value", f(0.0)}, {"pad_mode", s("reflect")}});
 }
 
+// nn.nll_loss(predictions, targets, weights, reduction, ignore_index): PyTorch's definition in
+// both IRs (mean divides by the summed weights of the counted targets).
+RExpr nll_loss(OpCtx& c) {
+  c.expectArgs(3, 3);
+  c.allowAttrs({"reduction", "ignore_index"});
+  std::string reduction = c.s("reduction", "mean");
+  if (reduction != "mean" && reduction != "sum" && reduction != "none") c.fail("reduction must be mean, sum or none");
+  return c.call("nn.nll_loss", {ex(c.arg(0)), ex(c.arg(1)), ex(c.arg(2))}, {{"reduction", s(reduction)}, {"ignore_index", i(c.i("ignore_index", -100))}});
+}
+
 }  // namespace rlx::relay::ops

@@ -1,6 +1,8 @@
 // Relay's normalization ops: batch_norm (inference semantics: the given moving statistics),
-// layer / group / instance norm (Relay's channel axis becomes Relax's axes), l2_normalize.
+// layer / group / instance norm (Relay's channel axis becomes Relax's axes), l2_normalize, and lrn
+// (no Relax op: TOPI's windowed sum of squares written out).
 #include "frontend/relay/ops.h"
+#include "ir/arith.h"
 
 namespace rlx::relay::ops {
 
@@ -76,6 +78,31 @@ RExpr l2_normalize(OpCtx& c) {
   RExpr clamped = c.call("maximum", {ex(total), f(c.f("eps", 0))});
   RExpr norm = c.call("sqrt", {ex(clamped)});
   return c.call("divide", {ex(x), ex(norm)});
+}
+
+// nn.lrn(x, size, axis, bias, alpha, beta): x / (bias + alpha * s / size)^beta, where s sums the
+// squares over the window [c - size/2, c - size/2 + size) of `axis` (zeros outside), as TOPI pads by
+// size/2 on both sides and adds the window's terms in order.
+RExpr lrn(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"size", "axis", "bias", "alpha", "beta"});
+  int64_t size = c.i("size", 5), rank = c.ndim(0);
+  int64_t axis = normAxis(c, c.i("axis", 1), rank);
+  if (size < 1) c.fail("size must be positive");
+  DataType t = c.dtype(0);
+  std::vector<PrimExpr> d = c.dims(0);
+  RExpr sq = c.call("multiply", {ex(c.arg(0)), ex(c.arg(0))});
+  std::vector<int64_t> widths(size_t(2 * rank), 0);
+  widths[size_t(2 * axis)] = widths[size_t(2 * axis + 1)] = size / 2;
+  RExpr padded = size / 2 ? c.call("nn.pad", {ex(sq)}, {{"pad_width", ints(widths)}, {"pad_value", f(0.0)}, {"pad_mode", s("constant")}}) : sq;
+  RExpr sum;
+  for (int64_t k = 0; k < size; ++k) {
+    RExpr term = c.call("strided_slice", {ex(padded), ints({axis}), primList({intImm(k)}), primList({rlx::add(d[size_t(axis)], intImm(k))})});
+    sum = k == 0 ? term : c.call("add", {ex(sum), ex(term)});
+  }
+  RExpr scaled = c.call("divide", {ex(c.call("multiply", {ex(scalarConst(c.f("alpha", 1e-5), t)), ex(sum)})), ex(scalarConst(double(size), t))});
+  RExpr denom = c.call("power", {ex(c.call("add", {ex(scalarConst(c.f("bias", 2.0), t)), ex(scaled)})), ex(scalarConst(c.f("beta", 0.75), t))});
+  return c.call("divide", {ex(c.arg(0)), ex(denom)});
 }
 
 }  // namespace rlx::relay::ops

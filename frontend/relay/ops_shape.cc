@@ -1,6 +1,8 @@
 // Relay's shape and data-movement ops: reshape (its special newshape codes resolved against the
 // input's shape), transpose, squeeze / expand_dims, concatenate / stack / split, tile / repeat /
 // reverse, the broadcast family, shape_of. One function per Relay op.
+#include <algorithm>
+
 #include "frontend/relay/ops.h"
 #include "ir/arith.h"
 
@@ -12,11 +14,17 @@ namespace {
 //   n > 0 that extent; 0 copy the input's extent (a literal 0 under allowzero); -1 inferred (kept as
 //   -1 for Relax to infer); -2 copy all remaining input extents; -3 merge the next two input extents;
 //   -4 split the next input extent into the two values that follow (one may be -1).
-std::vector<PrimExpr> resolveNewShape(OpCtx& c, const std::vector<int64_t>& newshape, bool allowZero) {
+// `reversed` applies the rules right to left (contrib_reverse_reshape): both lists are reversed,
+// resolved, and the result reversed back.
+std::vector<PrimExpr> resolveNewShape(OpCtx& c, std::vector<int64_t> newshape, bool allowZero, bool reversed = false) {
   bool needsInput = false;
   for (int64_t v : newshape) needsInput |= v < -1 || (v == 0 && !allowZero);
   std::vector<PrimExpr> in;
   if (needsInput) in = c.dims(0);
+  if (reversed) {
+    std::reverse(in.begin(), in.end());
+    std::reverse(newshape.begin(), newshape.end());
+  }
   auto next = [&](size_t& src) -> PrimExpr {
     if (src >= in.size()) c.fail("newshape consumes more input dimensions than the input's " + std::to_string(in.size()));
     return in[src++];
@@ -53,6 +61,7 @@ std::vector<PrimExpr> resolveNewShape(OpCtx& c, const std::vector<int64_t>& news
     }
   }
   if (inferred > 1) c.fail("newshape may infer (-1) at most one extent");
+  if (reversed) std::reverse(out.begin(), out.end());
   return out;
 }
 
@@ -63,6 +72,16 @@ RExpr reshape(OpCtx& c) {
   c.allowAttrs({"newshape", "allowzero"});
   if (!c.has("newshape")) c.fail("needs newshape");
   auto shape = resolveNewShape(c, c.ints("newshape"), c.b("allowzero", false));
+  return c.call("reshape", {ex(c.arg(0)), primList(shape)});
+}
+
+// contrib_reverse_reshape(x, newshape): reshape with Relay's special codes applied from the right
+// (newshape (-1, 0) on (10, 5, 4) gives (50, 4): the 0 copies the last extent; reshape gives (40, 5)).
+RExpr contrib_reverse_reshape(OpCtx& c) {
+  c.expectArgs(1, 1);
+  c.allowAttrs({"newshape", "allowzero"});
+  if (!c.has("newshape")) c.fail("needs newshape");
+  auto shape = resolveNewShape(c, c.ints("newshape"), c.b("allowzero", false), true);
   return c.call("reshape", {ex(c.arg(0)), primList(shape)});
 }
 
@@ -201,6 +220,17 @@ RExpr collapse_sum_like(OpCtx& c) {
   c.expectArgs(2, 2);
   c.allowAttrs({});
   return c.call("collapse_sum_like", {ex(c.arg(0)), ex(c.arg(1))});
+}
+
+// collapse_sum_to(x, shape): the target shape is a tensor argument (Relay also records a constant
+// one as the `shape` attribute); a computed one becomes a Relax shape through R.tensor_to_shape.
+RExpr collapse_sum_to(OpCtx& c) {
+  c.expectArgs(2, 2);
+  c.allowAttrs({"shape", "dtype"});
+  if (auto known = c.intsOpt("shape")) return c.call("collapse_sum_to", {ex(c.arg(0)), ints(*known)});
+  if (auto known = constInts(c.arg(1))) return c.call("collapse_sum_to", {ex(c.arg(0)), ints(*known)});
+  RExpr shape = c.call("tensor_to_shape", {ex(c.arg(1))});
+  return c.call("collapse_sum_to", {ex(c.arg(0)), ex(shape)});
 }
 
 // shape_of(x, dtype): Relax's shape_of is a Shape value; Relay's is a 1-D tensor of `dtype`

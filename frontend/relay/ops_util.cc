@@ -1,6 +1,7 @@
 // Helpers the Relay op conversions share: axis normalization, Relay's padding and per-axis
 // attribute forms, constant arguments read at import time, and dtype handling.
 #include "frontend/relay/ops.h"
+#include "ir/ops/infer_util.h"
 
 namespace rlx::relay::ops {
 
@@ -89,6 +90,77 @@ void requireNoTuningLayout(OpCtx& c) {
   // tuned layout Relax has no name for.
   if (!c.s("auto_scheduler_rewritten_layout", "").empty()) c.fail("the weight is in an auto-scheduler rewritten layout (a tuning artifact), which Relax cannot express");
   if (!c.ints("meta_schedule_original_shape").empty()) c.fail("the weight is in a meta-schedule rewritten layout (a tuning artifact), which Relax cannot express");
+}
+
+std::optional<std::vector<double>> constDoubles(const RExpr& e) {
+  auto k = e.as<Constant>();
+  if (!k || !k->data) return std::nullopt;
+  std::vector<double> out;
+  for (int64_t i = 0; i < k->data->numel(); ++i) out.push_back(k->data->getDouble(i));
+  return out;
+}
+
+RExpr scalarConst(double v, DataType t) { return rlx::ops::makeScalarConst(v, t); }
+
+RExpr intsConst(const std::vector<int64_t>& values, const std::vector<int64_t>& shape, DataType t) {
+  auto arr = make<NDArray>(t, shape);
+  for (size_t k = 0; k < values.size(); ++k) arr->setInt(int64_t(k), values[k]);
+  auto c = make<Constant>(arr);
+  std::vector<PrimExpr> dims;
+  for (int64_t d : shape) dims.push_back(intImm(d));
+  c->sinfo = tensorSInfo(std::move(dims), t);
+  return c;
+}
+
+AttrValue intAttr(int64_t v) {
+  AttrValue a;
+  a.kind = AttrValue::Int;
+  a.i = v;
+  a.dtype = "int64";
+  return a;
+}
+
+AttrValue floatAttr(double v) {
+  AttrValue a;
+  a.kind = AttrValue::Float;
+  a.f = v;
+  a.dtype = "float64";
+  return a;
+}
+
+AttrValue intsAttr(const std::vector<int64_t>& v) {
+  AttrValue a;
+  a.kind = AttrValue::Array;
+  for (int64_t x : v) a.items.push_back(intAttr(x));
+  return a;
+}
+
+AttrValue floatsAttr(const std::vector<double>& v) {
+  AttrValue a;
+  a.kind = AttrValue::Array;
+  for (double x : v) a.items.push_back(floatAttr(x));
+  return a;
+}
+
+Attrs withAttrs(const OpCtx& c, const Attrs& extra) {
+  Attrs out;
+  for (auto& kv : c.attrs()) {
+    bool replaced = false;
+    for (auto& e : extra) replaced |= e.first == kv.first;
+    if (!replaced) out.push_back(kv);
+  }
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
+std::vector<RExpr> tupleFields(OpCtx& c, size_t arg, const char* what) {
+  const RExpr& e = c.arg(arg);
+  if (auto t = e.as<Tuple>()) return std::vector<RExpr>(t->fields.begin(), t->fields.end());
+  auto ts = e && e->sinfo ? e->sinfo.as<TupleSInfo>() : nullptr;
+  if (!ts) c.fail(std::string(what) + " must be a tuple");
+  std::vector<RExpr> out;
+  for (size_t k = 0; k < ts->fields.size(); ++k) out.push_back(c.emit(make<TupleGetItem>(e, int(k))));
+  return out;
 }
 
 }  // namespace rlx::relay::ops

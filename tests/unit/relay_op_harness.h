@@ -60,6 +60,17 @@ inline relay::AttrValue rMeta(std::string key, int64_t index) {
   return a;
 }
 
+// A constant argument (Relay's literals and meta constants arrive as Relax constants).
+inline Expr rConst(const char* dtype, std::vector<int64_t> shape, std::vector<double> values) {
+  auto a = make<NDArray>(*DataType::parse(dtype), shape);
+  for (size_t k = 0; k < values.size(); ++k) a->setDouble(int64_t(k), values[k]);
+  auto c = make<Constant>(a);
+  std::vector<PrimExpr> dims;
+  for (auto d : shape) dims.push_back(intImm(d));
+  c->sinfo = tensorSInfo(std::move(dims), a->dtype);
+  return c;
+}
+
 struct RelayHarness : relay::Emitter {
   BlockBuilder bb;
   std::vector<VarRef> params;
