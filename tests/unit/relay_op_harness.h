@@ -144,4 +144,19 @@ inline std::string relayError(RelayHarness& h, const std::string& op, std::vecto
   }
 }
 
+// The function body as printed: binding and return lines, without the header or indentation.
+inline std::string printedBody(RelayHarness& h, const Expr& result) {
+  std::string text = h.print(result), out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.rfind("    ", 0) != 0) continue;
+    out += (out.empty() ? "" : "\n") + line.substr(4);
+  }
+  return out;
+}
+
 }  // namespace rlx::test

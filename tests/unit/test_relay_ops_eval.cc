@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/unit/eval_test_util.h"
-#include "tests/unit/relay_op_harness.h"
+#include "tests/unit/relay_eval_harness.h"
 
 using namespace rlx;
 using namespace rlx::test;
@@ -11,26 +11,6 @@ using V = std::vector<double>;
 using Dims = std::vector<int64_t>;
 
 namespace {
-
-// Runs main(inputs) and returns its tensor result (shape, values); fails the test on an error.
-Evaluated runTensor(RelayHarness& h, const Expr& result, const std::vector<Value>& inputs) {
-  Evaluated e;
-  auto r = h.run(result, inputs);
-  if (!r.ok()) {
-    e.error = r.error().message;
-    return e;
-  }
-  REQUIRE(r.value().kind == Value::Tensor);
-  e.ok = true;
-  readTensor(e, r.value());
-  return e;
-}
-
-std::vector<double> iotaValues(int64_t n, double start = 0) {
-  V v;
-  for (int64_t k = 0; k < n; ++k) v.push_back(start + double(k));
-  return v;
-}
 
 }  // namespace
 

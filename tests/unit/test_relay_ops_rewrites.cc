@@ -10,20 +10,6 @@ using namespace rlx::test;
 
 namespace {
 
-std::string body(RelayHarness& h, const Expr& result) {
-  std::string text = h.print(result), out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.rfind("    ", 0) != 0) continue;
-    out += (out.empty() ? "" : "\n") + line.substr(4);
-  }
-  return out;
-}
-
 std::string sig(const Expr& e) { return printStructInfo(sinfoOf(e)); }
 
 Expr i64(std::vector<int64_t> shape, std::vector<double> v) { return rConst("int64", std::move(shape), std::move(v)); }
@@ -35,11 +21,11 @@ TEST_CASE("relay ops: annotations that only mark a value are the value", "[relay
     INFO(op);
     RelayHarness h;
     auto x = h.input("x", {2});
-    CHECK(body(h, h.convert(op, {x})) == "return x");
+    CHECK(printedBody(h, h.convert(op, {x})) == "return x");
   }
   RelayHarness h;
   auto x = h.input("x", {2});
-  CHECK(body(h, h.convert("annotation.cast_hint", {x}, {{"dtype", rStr("float16")}})) == "return x");
+  CHECK(printedBody(h, h.convert("annotation.cast_hint", {x}, {{"dtype", rStr("float16")}})) == "return x");
   std::string why;
   CHECK(relay::findConverter("annotation.compiler_begin", &why) == nullptr);
   CHECK(why == "`annotation.compiler_begin` is a Relay backend op (BYOC AnnotateTarget output; Relax partitions with FuseOpsByPattern), not an input op");
@@ -49,20 +35,20 @@ TEST_CASE("relay ops: dyn. ops with constant arguments print as their static twi
   {
     RelayHarness h;
     auto x = h.input("x", {2, 3});
-    CHECK(body(h, h.convert("dyn.reshape", {x, i64({2}, {0, -1})})) ==
+    CHECK(printedBody(h, h.convert("dyn.reshape", {x, i64({2}, {0, -1})})) ==
           "gv: R.Tensor((2, 3), dtype=\"float32\") = R.reshape(x, R.shape([2, 3]))\n"
           "return gv");
   }
   {
     RelayHarness h;
-    CHECK(body(h, h.convert("dyn.zeros", {i64({2}, {2, 2})}, {{"dtype", rStr("int32")}})) ==
+    CHECK(printedBody(h, h.convert("dyn.zeros", {i64({2}, {2, 2})}, {{"dtype", rStr("int32")}})) ==
           "gv: R.Tensor((2, 2), dtype=\"int32\") = R.zeros(R.shape([2, 2]), dtype=\"int32\")\n"
           "return gv");
   }
   {
     RelayHarness h;
     auto s = h.input("s", {2}, "int64");
-    CHECK(body(h, h.convert("dyn.zeros", {s})) ==
+    CHECK(printedBody(h, h.convert("dyn.zeros", {s})) ==
           "gv: R.Shape(ndim=2) = R.tensor_to_shape(s)\n"
           "gv1: R.Tensor(gv, dtype=\"float32\") = R.zeros(gv, dtype=\"float32\")\n"
           "return gv1");
@@ -93,7 +79,7 @@ TEST_CASE("relay ops: dyn. ops with constant arguments print as their static twi
     auto x = h.input("x", {4}), b = h.input("b", {1}, "int64");
     CHECK(relayError(h, "dyn.strided_slice", {x, b, b, b}, {{"slice_mode", rStr("size")}}) ==
           "dyn.strided_slice: computed bounds with slice_mode \"size\" have no Relax form (R.dynamic_strided_slice takes ends)");
-    CHECK(body(h, h.convert("dyn.strided_slice", {x, b, b, b})) ==
+    CHECK(printedBody(h, h.convert("dyn.strided_slice", {x, b, b, b})) ==
           "gv: R.Tensor(dtype=\"float32\", ndim=1) = R.dynamic_strided_slice(x, b, b, b)\n"
           "return gv");
   }
@@ -103,7 +89,7 @@ TEST_CASE("relay ops: shape rewrites print as reshape / permute chains", "[relay
   {
     RelayHarness h;
     auto x = h.input("x", {1, 8, 2, 3});
-    CHECK(body(h, h.convert("nn.depth_to_space", {x}, {{"block_size", rInt(2)}})) ==
+    CHECK(printedBody(h, h.convert("nn.depth_to_space", {x}, {{"block_size", rInt(2)}})) ==
           "gv: R.Tensor((1, 2, 2, 2, 2, 3), dtype=\"float32\") = R.reshape(x, R.shape([1, 2, 2, 2, 2, 3]))\n"
           "gv1: R.Tensor((1, 2, 2, 2, 3, 2), dtype=\"float32\") = R.permute_dims(gv, axes=[0, 3, 4, 1, 5, 2])\n"
           "gv2: R.Tensor((1, 2, 4, 6), dtype=\"float32\") = R.reshape(gv1, R.shape([1, 2, 4, 6]))\n"
@@ -126,7 +112,7 @@ TEST_CASE("relay ops: shape rewrites print as reshape / permute chains", "[relay
     RelayHarness h;
     auto x = h.input("x", {2, 3}), s = h.input("s", {1}, "int64");
     CHECK(sig(h.convert("collapse_sum_to", {x, s})) == "R.Tensor(gv, dtype=\"float32\")");
-    CHECK(body(h, h.convert("collapse_sum_to", {x, i64({1}, {3})}, {{"shape", rInts({3})}})).find("R.collapse_sum_to(x, R.shape([3]))") != std::string::npos);
+    CHECK(printedBody(h, h.convert("collapse_sum_to", {x, i64({1}, {3})}, {{"shape", rInts({3})}})).find("R.collapse_sum_to(x, R.shape([3]))") != std::string::npos);
   }
 }
 
@@ -138,7 +124,7 @@ TEST_CASE("relay ops: QNN conversions print the shifted integer op or the float 
     auto x = h.input("x", {1, 2}, "int8"), w = h.input("w", {3, 2}, "int8");
     Expr r = h.convert("qnn.dense", {x, w, i32(1), i32(2), f32(0.5), f32(0.25)}, {{"units", rInt(3)}, {"out_dtype", rStr("int32")}});
     CHECK(sig(r) == "R.Tensor((1, 3), dtype=\"int32\")");
-    std::string text = body(h, r);
+    std::string text = printedBody(h, r);
     CHECK(text.find("R.astype(x, dtype=\"int32\")") != std::string::npos);
     CHECK(text.find("R.subtract(") != std::string::npos);
     CHECK(text.find("R.matmul(") != std::string::npos);
@@ -150,12 +136,12 @@ TEST_CASE("relay ops: QNN conversions print the shifted integer op or the float 
                        {{"padding", rInts({1, 1})}, {"channels", rInt(8)}, {"kernel_size", rInts({3, 3})}, {"out_dtype", rStr("int32")}});
     CHECK(sig(r) == "R.Tensor((1, 8, 4, 4), dtype=\"int32\")");
     // The per-channel weight zero point lies along the kernel's O axis.
-    CHECK(body(h, r).find("R.reshape(") != std::string::npos);
+    CHECK(printedBody(h, r).find("R.reshape(") != std::string::npos);
   }
   {
     RelayHarness h;
     auto x = h.input("x", {4}, "int8");
-    CHECK(body(h, h.convert("qnn.tanh", {x, f32(0.5), i32(0), f32(0.25), i32(1)})) ==
+    CHECK(printedBody(h, h.convert("qnn.tanh", {x, f32(0.5), i32(0), f32(0.25), i32(1)})) ==
           "gv: R.Tensor((4,), dtype=\"float32\") = R.dequantize(x, R.const(0.5, \"float32\"), R.const(0, \"int32\"), out_dtype=\"float32\", axis=-1)\n"
           "gv1: R.Tensor((4,), dtype=\"float32\") = R.tanh(gv)\n"
           "gv2: R.Tensor((4,), dtype=\"int8\") = R.quantize(gv1, R.const(0.25, \"float32\"), R.const(1, \"int32\"), out_dtype=\"int8\", axis=-1)\n"

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/unit/eval_test_util.h"
-#include "tests/unit/relay_op_harness.h"
+#include "tests/unit/relay_eval_harness.h"
 
 using namespace rlx;
 using namespace rlx::test;
@@ -12,25 +12,6 @@ using V = std::vector<double>;
 using Dims = std::vector<int64_t>;
 
 namespace {
-
-Evaluated runTensor(RelayHarness& h, const Expr& result, const std::vector<Value>& inputs) {
-  Evaluated e;
-  auto r = h.run(result, inputs);
-  if (!r.ok()) {
-    e.error = r.error().message;
-    return e;
-  }
-  REQUIRE(r.value().kind == Value::Tensor);
-  e.ok = true;
-  readTensor(e, r.value());
-  return e;
-}
-
-V iotaV(int64_t n, double start = 0) {
-  V v;
-  for (int64_t k = 0; k < n; ++k) v.push_back(start + double(k));
-  return v;
-}
 
 // op(x, extra constant args..., attrs) on one input tensor.
 Evaluated one(const std::string& op, const char* dtype, Dims shape, V in, const relay::Attrs& attrs = {}, std::vector<Expr> consts = {}) {
@@ -46,23 +27,23 @@ Evaluated one(const std::string& op, const char* dtype, Dims shape, V in, const 
 
 TEST_CASE("relay eval: depth_to_space and space_to_depth follow TOPI's channel order", "[relay]") {
   // DCR: out (c, y, x) = in channel C'*(2y + x) + c; CRD: in channel 4c + 2y + x (C' = 2).
-  auto dcr = one("nn.depth_to_space", "float32", {1, 8, 1, 1}, iotaV(8), {{"block_size", rInt(2)}});
+  auto dcr = one("nn.depth_to_space", "float32", {1, 8, 1, 1}, iotaValues(8), {{"block_size", rInt(2)}});
   REQUIRE(dcr.ok);
   CHECK(dcr.shape == Dims{1, 2, 2, 2});
   CHECK(dcr.values == V{0, 2, 4, 6, 1, 3, 5, 7});
-  auto crd = one("nn.depth_to_space", "float32", {1, 8, 1, 1}, iotaV(8), {{"block_size", rInt(2)}, {"mode", rStr("CRD")}});
-  CHECK(crd.values == iotaV(8));
+  auto crd = one("nn.depth_to_space", "float32", {1, 8, 1, 1}, iotaValues(8), {{"block_size", rInt(2)}, {"mode", rStr("CRD")}});
+  CHECK(crd.values == iotaValues(8));
   // NHWC keeps channels last: out (y, x, c) = in channel 2*(2y + x) + c, i.e. the same order.
-  auto nhwc = one("nn.depth_to_space", "float32", {1, 1, 1, 8}, iotaV(8), {{"block_size", rInt(2)}, {"layout", rStr("NHWC")}});
+  auto nhwc = one("nn.depth_to_space", "float32", {1, 1, 1, 8}, iotaValues(8), {{"block_size", rInt(2)}, {"layout", rStr("NHWC")}});
   CHECK(nhwc.shape == Dims{1, 2, 2, 2});
-  CHECK(nhwc.values == iotaV(8));
+  CHECK(nhwc.values == iotaValues(8));
   // in (c, y, x) = 4c + 2y + x; out channel (2oy + ox)*2 + c holds in (c, oy, ox).
-  auto s2d = one("nn.space_to_depth", "float32", {1, 2, 2, 2}, iotaV(8), {{"block_size", rInt(2)}});
+  auto s2d = one("nn.space_to_depth", "float32", {1, 2, 2, 2}, iotaValues(8), {{"block_size", rInt(2)}});
   REQUIRE(s2d.ok);
   CHECK(s2d.shape == Dims{1, 8, 1, 1});
   CHECK(s2d.values == V{0, 4, 1, 5, 2, 6, 3, 7});
   // depth_to_space (DCR) undoes it.
-  CHECK(one("nn.depth_to_space", "float32", {1, 8, 1, 1}, {0, 4, 1, 5, 2, 6, 3, 7}, {{"block_size", rInt(2)}}).values == iotaV(8));
+  CHECK(one("nn.depth_to_space", "float32", {1, 8, 1, 1}, {0, 4, 1, 5, 2, 6, 3, 7}, {{"block_size", rInt(2)}}).values == iotaValues(8));
   auto s2dh = one("nn.space_to_depth", "float32", {1, 2, 2, 1}, {1, 2, 3, 4}, {{"block_size", rInt(2)}, {"layout", rStr("NHWC")}});
   CHECK(s2dh.shape == Dims{1, 1, 1, 4});
   CHECK(s2dh.values == V{1, 2, 3, 4});
@@ -104,7 +85,7 @@ TEST_CASE("relay eval: sequence_mask and reverse_sequence", "[relay]") {
     // (time, batch) = 3 x 2, lengths [1, 3]: batch 0 keeps t = 0 only.
     RelayHarness h;
     auto x = h.input("x", {3, 2}), len = h.input("len", {2}, "int32");
-    auto r = runTensor(h, h.convert("sequence_mask", {x, len}, {{"mask_value", rFloat(-1)}}), {TV("float32", {3, 2}, iotaV(6)), TV("int32", {2}, {1, 3})});
+    auto r = runTensor(h, h.convert("sequence_mask", {x, len}, {{"mask_value", rFloat(-1)}}), {TV("float32", {3, 2}, iotaValues(6)), TV("int32", {2}, {1, 3})});
     REQUIRE(r.ok);
     CHECK(r.values == V{0, 1, -1, 3, -1, 5});
   }
@@ -112,14 +93,14 @@ TEST_CASE("relay eval: sequence_mask and reverse_sequence", "[relay]") {
     // axis 1: (batch, time) = 2 x 3.
     RelayHarness h;
     auto x = h.input("x", {2, 3}), len = h.input("len", {2}, "int32");
-    auto r = runTensor(h, h.convert("sequence_mask", {x, len}, {{"mask_value", rFloat(-1)}, {"axis", rInt(1)}}), {TV("float32", {2, 3}, iotaV(6)), TV("int32", {2}, {1, 3})});
+    auto r = runTensor(h, h.convert("sequence_mask", {x, len}, {{"mask_value", rFloat(-1)}, {"axis", rInt(1)}}), {TV("float32", {2, 3}, iotaValues(6)), TV("int32", {2}, {1, 3})});
     CHECK(r.values == V{0, -1, -1, 3, 4, 5});
   }
   {
     // batch axis 0, time axis 1: length 3 reverses the first three, 9 (> 4) the whole row.
     RelayHarness h;
     auto x = h.input("x", {2, 4}), len = h.input("len", {2}, "int32");
-    auto run = [&](V lens) { return runTensor(h, h.convert("reverse_sequence", {x, len}), {TV("float32", {2, 4}, iotaV(8)), TV("int32", {2}, lens)}); };
+    auto run = [&](V lens) { return runTensor(h, h.convert("reverse_sequence", {x, len}), {TV("float32", {2, 4}, iotaValues(8)), TV("int32", {2}, lens)}); };
     auto r = run({3, 9});
     REQUIRE(r.ok);
     CHECK(r.values == V{2, 1, 0, 3, 7, 6, 5, 4});
@@ -127,13 +108,13 @@ TEST_CASE("relay eval: sequence_mask and reverse_sequence", "[relay]") {
   {
     RelayHarness h;
     auto x = h.input("x", {2, 4}), len = h.input("len", {2}, "int32");
-    CHECK(runTensor(h, h.convert("reverse_sequence", {x, len}), {TV("float32", {2, 4}, iotaV(8)), TV("int32", {2}, {1, 0})}).values == iotaV(8));
+    CHECK(runTensor(h, h.convert("reverse_sequence", {x, len}), {TV("float32", {2, 4}, iotaValues(8)), TV("int32", {2}, {1, 0})}).values == iotaValues(8));
   }
   {
     // time axis 0, batch axis 1: column 0 reverses 2 steps, column 1 all 3.
     RelayHarness h;
     auto x = h.input("x", {3, 2}), len = h.input("len", {2}, "int64");
-    auto r = runTensor(h, h.convert("reverse_sequence", {x, len}, {{"seq_axis", rInt(0)}, {"batch_axis", rInt(1)}}), {TV("float32", {3, 2}, iotaV(6)), TV("int64", {2}, {2, 3})});
+    auto r = runTensor(h, h.convert("reverse_sequence", {x, len}, {{"seq_axis", rInt(0)}, {"batch_axis", rInt(1)}}), {TV("float32", {3, 2}, iotaValues(6)), TV("int64", {2}, {2, 3})});
     CHECK(r.values == V{2, 5, 0, 3, 4, 1});
   }
 }
@@ -179,7 +160,7 @@ TEST_CASE("relay eval: adv_index, searchsorted, ndarray_size, collapse_sum_to, c
   {
     RelayHarness h;
     auto d = h.input("d", {3, 2}), i0 = h.input("i0", {2}, "int64"), i1 = h.input("i1", {2}, "int64");
-    auto rows = runTensor(h, h.convert("adv_index", {Expr(make<Tuple>(std::vector<Expr>{d, i0}))}), {TV("float32", {3, 2}, iotaV(6)), TV("int64", {2}, {2, 0}), TV("int64", {2}, {0, 0})});
+    auto rows = runTensor(h, h.convert("adv_index", {Expr(make<Tuple>(std::vector<Expr>{d, i0}))}), {TV("float32", {3, 2}, iotaValues(6)), TV("int64", {2}, {2, 0}), TV("int64", {2}, {0, 0})});
     REQUIRE(rows.ok);
     CHECK(rows.shape == Dims{2, 2});
     CHECK(rows.values == V{4, 5, 0, 1});
@@ -187,7 +168,7 @@ TEST_CASE("relay eval: adv_index, searchsorted, ndarray_size, collapse_sum_to, c
   {
     RelayHarness h;
     auto d = h.input("d", {3, 2}), i0 = h.input("i0", {2}, "int64"), i1 = h.input("i1", {2}, "int64");
-    auto pts = runTensor(h, h.convert("adv_index", {Expr(make<Tuple>(std::vector<Expr>{d, i0, i1}))}), {TV("float32", {3, 2}, iotaV(6)), TV("int64", {2}, {0, 2}), TV("int64", {2}, {1, 0})});
+    auto pts = runTensor(h, h.convert("adv_index", {Expr(make<Tuple>(std::vector<Expr>{d, i0, i1}))}), {TV("float32", {3, 2}, iotaValues(6)), TV("int64", {2}, {0, 2}), TV("int64", {2}, {1, 0})});
     REQUIRE(pts.ok);
     CHECK(pts.values == V{1, 4});
   }
@@ -209,16 +190,16 @@ TEST_CASE("relay eval: adv_index, searchsorted, ndarray_size, collapse_sum_to, c
     CHECK(r.shape == Dims{});
     CHECK(r.values == V{6});
   }
-  CHECK(one("collapse_sum_to", "float32", {2, 3}, iotaV(6), {}, {rConst("int64", {1}, {3})}).values == V{3, 5, 7});
-  CHECK(one("collapse_sum_to", "float32", {2, 3}, iotaV(6), {}, {rConst("int64", {2}, {2, 1})}).values == V{3, 12});
-  auto rr = one("contrib_reverse_reshape", "float32", {2, 3, 4}, iotaV(24), {{"newshape", rInts({-1, 0})}});
+  CHECK(one("collapse_sum_to", "float32", {2, 3}, iotaValues(6), {}, {rConst("int64", {1}, {3})}).values == V{3, 5, 7});
+  CHECK(one("collapse_sum_to", "float32", {2, 3}, iotaValues(6), {}, {rConst("int64", {2}, {2, 1})}).values == V{3, 12});
+  auto rr = one("contrib_reverse_reshape", "float32", {2, 3, 4}, iotaValues(24), {{"newshape", rInts({-1, 0})}});
   REQUIRE(rr.ok);
   CHECK(rr.shape == Dims{6, 4});
-  CHECK(rr.values == iotaV(24));
+  CHECK(rr.values == iotaValues(24));
 }
 
 TEST_CASE("relay eval: adaptive max pools, pool gradients, nll_loss", "[relay]") {
-  auto amp = one("nn.adaptive_max_pool2d", "float32", {1, 1, 4, 4}, iotaV(16), {{"output_size", rInts({2, 2})}});
+  auto amp = one("nn.adaptive_max_pool2d", "float32", {1, 1, 4, 4}, iotaValues(16), {{"output_size", rInts({2, 2})}});
   REQUIRE(amp.ok);
   CHECK(amp.values == V{5, 7, 13, 15});
   auto amp1 = one("nn.adaptive_max_pool1d", "float32", {1, 1, 4}, {3, 1, 2, 5}, {{"output_size", rInts({1})}});
@@ -360,11 +341,11 @@ TEST_CASE("relay eval: QNN ops on zero-point-shifted integers, unary ops through
 
 TEST_CASE("relay eval: dyn ops with constant and computed shape arguments", "[relay]") {
   auto i64 = [](std::vector<int64_t> shape, V v) { return rConst("int64", shape, v); };
-  CHECK(one("dyn.reshape", "float32", {2, 3}, iotaV(6), {}, {i64({2}, {3, -1})}).shape == Dims{3, 2});
+  CHECK(one("dyn.reshape", "float32", {2, 3}, iotaValues(6), {}, {i64({2}, {3, -1})}).shape == Dims{3, 2});
   CHECK(one("dyn.tile", "float32", {2}, {1, 2}, {}, {i64({1}, {2})}).values == V{1, 2, 1, 2});
   CHECK(one("dyn.expand_dims", "float32", {2}, {1, 2}, {}, {i64({}, {0})}).shape == Dims{1, 2});
   CHECK(one("dyn.squeeze", "float32", {1, 2}, {1, 2}, {}, {i64({1}, {0})}).shape == Dims{2});
-  CHECK(one("dyn.strided_slice", "float32", {4}, iotaV(4), {}, {i64({1}, {1}), i64({1}, {3}), i64({1}, {1})}).values == V{1, 2});
+  CHECK(one("dyn.strided_slice", "float32", {4}, iotaValues(4), {}, {i64({1}, {1}), i64({1}, {3}), i64({1}, {1})}).values == V{1, 2});
   auto topk = one("dyn.topk", "float32", {4}, {3, 1, 4, 2}, {{"ret_type", rStr("values")}}, {i64({}, {2})});
   REQUIRE(topk.ok);
   CHECK(topk.values == V{4, 3});
@@ -389,7 +370,7 @@ TEST_CASE("relay eval: dyn ops with constant and computed shape arguments", "[re
     // Computed bounds go through R.dynamic_strided_slice.
     RelayHarness h;
     auto x = h.input("x", {4}), b = h.input("b", {1}, "int32"), e = h.input("e", {1}, "int32"), st = h.input("st", {1}, "int32");
-    auto r = runTensor(h, h.convert("dyn.strided_slice", {x, b, e, st}), {TV("float32", {4}, iotaV(4)), TV("int32", {1}, {1}), TV("int32", {1}, {4}), TV("int32", {1}, {2})});
+    auto r = runTensor(h, h.convert("dyn.strided_slice", {x, b, e, st}), {TV("float32", {4}, iotaValues(4)), TV("int32", {1}, {1}), TV("int32", {1}, {4}), TV("int32", {1}, {2})});
     REQUIRE(r.ok);
     CHECK(r.values == V{1, 3});
   }
@@ -404,7 +385,7 @@ TEST_CASE("relay eval: dyn ops with constant and computed shape arguments", "[re
 TEST_CASE("relay eval: space_to_batch_nd / batch_to_space_nd (TF's layout) and affine_grid", "[relay]") {
   // x (1, 4, 1): positions 0..3 padded by one on the left -> [9, 0, 1, 2, 3, 9] with block 2:
   // batch 0 takes the even positions [9, 1, 3], batch 1 the odd ones [0, 2, 9].
-  auto s2b = one("nn.space_to_batch_nd", "float32", {1, 4, 1}, iotaV(4), {{"block_shape", rInts({2})}, {"paddings", rArr({rInts({1, 1})})}, {"pad_value", rFloat(9)}});
+  auto s2b = one("nn.space_to_batch_nd", "float32", {1, 4, 1}, iotaValues(4), {{"block_shape", rInts({2})}, {"paddings", rArr({rInts({1, 1})})}, {"pad_value", rFloat(9)}});
   REQUIRE(s2b.ok);
   CHECK(s2b.shape == Dims{2, 3, 1});
   CHECK(s2b.values == V{9, 1, 3, 0, 2, 9});
@@ -412,7 +393,7 @@ TEST_CASE("relay eval: space_to_batch_nd / batch_to_space_nd (TF's layout) and a
   auto b2s = one("nn.batch_to_space_nd", "float32", {2, 3, 1}, {9, 1, 3, 0, 2, 9}, {{"block_shape", rInts({2})}, {"crops", rArr({rInts({1, 1})})}});
   REQUIRE(b2s.ok);
   CHECK(b2s.shape == Dims{1, 4, 1});
-  CHECK(b2s.values == iotaV(4));
+  CHECK(b2s.values == iotaValues(4));
   // 2-D blocks: a 2x2 image of 2x2 blocks; batch (oy*2 + ox) gets pixel (oy, ox) of every block.
   auto s2b2 = one("nn.space_to_batch_nd", "float32", {1, 2, 2, 1}, {1, 2, 3, 4}, {{"block_shape", rInts({2, 2})}, {"paddings", rArr({rInts({0, 0}), rInts({0, 0})})}});
   REQUIRE(s2b2.ok);
@@ -553,7 +534,7 @@ TEST_CASE("relay eval: matrix_set_diag follows TOPI's diagonal index map and ali
     auto x = h.input("x", xd), d = h.input("d", dd);
     int64_t n = 1;
     for (auto e : xs) n *= e;
-    return runTensor(h, h.convert("matrix_set_diag", {x, d}, attrs), {TV("float32", xs, iotaV(n)), TV("float32", ds, std::move(diag))});
+    return runTensor(h, h.convert("matrix_set_diag", {x, d}, attrs), {TV("float32", xs, iotaValues(n)), TV("float32", ds, std::move(diag))});
   };
   auto main = run({3, 3}, {3}, {10, 20, 30}, {});
   REQUIRE(main.ok);
@@ -571,12 +552,12 @@ TEST_CASE("relay eval: matrix_set_diag follows TOPI's diagonal index map and ali
 
 TEST_CASE("relay eval: sliding_window gathers every window", "[relay]") {
   // 1-D: windows of 3 every 2 over 0..6 start at 0, 2, 4.
-  auto w1 = one("sliding_window", "float32", {7}, iotaV(7), {{"axis", rInt(0)}, {"window_shape", rInts({3})}, {"strides", rInts({2})}});
+  auto w1 = one("sliding_window", "float32", {7}, iotaValues(7), {{"axis", rInt(0)}, {"window_shape", rInts({3})}, {"strides", rInts({2})}});
   REQUIRE(w1.ok);
   CHECK(w1.shape == Dims{3, 3});
   CHECK(w1.values == V{0, 1, 2, 2, 3, 4, 4, 5, 6});
   // Axis 1 of (2, 3, 3): 2x2 windows, stride 1 -> (2, 2, 2, 2, 2); batch 1's last window is 13 14 / 16 17.
-  auto w2 = one("sliding_window", "float32", {2, 3, 3}, iotaV(18), {{"axis", rInt(1)}, {"window_shape", rInts({2, 2})}, {"strides", rInts({1, 1})}});
+  auto w2 = one("sliding_window", "float32", {2, 3, 3}, iotaValues(18), {{"axis", rInt(1)}, {"window_shape", rInts({2, 2})}, {"strides", rInts({1, 1})}});
   REQUIRE(w2.ok);
   CHECK(w2.shape == Dims{2, 2, 2, 2, 2});
   REQUIRE(w2.values.size() == 32);
