@@ -210,7 +210,8 @@ RExpr broadcast_to_like(OpCtx& c) {
 // any other becomes a Relax shape through R.tensor_to_shape.
 RExpr dyn_broadcast_to(OpCtx& c) {
   c.expectArgs(2, 2);
-  c.allowAttrs({"dtype"});
+  // Relay's InitOpAttrs: `shape` is there (None for the dyn form) and unused; the shape is argument 1.
+  c.allowAttrs({"shape", "dtype"});
   if (auto known = constInts(c.arg(1))) return c.call("broadcast_to", {ex(c.arg(0)), ints(*known)});
   RExpr shape = c.call("tensor_to_shape", {ex(c.arg(1))});
   return c.call("broadcast_to", {ex(c.arg(0)), ex(shape)});
