@@ -93,12 +93,10 @@ rlx::Expr Importer::bindNamed(rlx::Expr value, const std::string& name, Span spa
     VarRef renamed = bb_.renameLastBinding(v, name);
     if (renamed != v) return renamed;
   }
-  auto bound = bb_.emit(value, name, span);
-  if (!bound) throw ImportError(bound.error().message, span);
-  return *bound;
+  return bindAs(value, name, span);
 }
 
-rlx::Expr Importer::bindAlias(rlx::Expr value, const std::string& name, Span span) {
+rlx::Expr Importer::bindAs(rlx::Expr value, const std::string& name, Span span) {
   auto bound = bb_.emit(value, name, span);
   if (!bound) throw ImportError(bound.error().message, span);
   return *bound;
@@ -146,9 +144,7 @@ rlx::Expr Importer::ifExpr(const Expr& e, const std::string& nameHint) {
   rlx::Expr elseB = branch(*e.kids[2]);
   auto node = make<If>(cond, thenB, elseB);
   node->span = e.span;
-  auto v = bb_.emit(node, nameHint, e.span);
-  if (!v) throw ImportError(v.error().message, e.span);
-  return *v;
+  return bindAs(node, nameHint, e.span);
 }
 
 rlx::Expr Importer::let(const Expr& e) {
@@ -177,7 +173,7 @@ rlx::Expr Importer::let(const Expr& e) {
       // Only a value this binding built may take its name; `let %x = %0` aliases with a binding.
       bool built = value->kind == Expr::Call || value->kind == Expr::Tuple || value->kind == Expr::Proj || value->kind == Expr::If ||
                    value->kind == Expr::Fn;
-      if (!name.empty() && !isUnit(v)) v = built ? bindNamed(v, name, b.span) : bindAlias(v, name, b.span);
+      if (!name.empty() && !isUnit(v)) v = built ? bindNamed(v, name, b.span) : bindAs(v, name, b.span);
       values_[size_t(id)] = v;
     }
     checkPrinted(b.printed.get(), v, b.span);
@@ -216,9 +212,7 @@ rlx::Expr Importer::call(const Expr& e, const std::string& nameHint) {
     std::vector<StructInfo> sinfos;
     for (auto& a : args) sinfos.push_back(sinfoOf(a));
     FunctionRef fn = function(*callee.fn, "", false, &sinfos);
-    auto v = bb_.emit(fn, "", callee.span);
-    if (!v) throw ImportError(v.error().message, callee.span);
-    f = *v;
+    f = bindAs(fn, "", callee.span);
   } else {
     f = expr(callee);
   }
@@ -229,11 +223,7 @@ rlx::Expr Importer::call(const Expr& e, const std::string& nameHint) {
                       e.span);
   auto c = make<Call>(f, std::move(args));
   c->span = e.span;
-  auto n = bb_.normalize(c);
-  if (!n) throw ImportError(n.error().message, e.span);
-  auto v = bb_.emit(*n, nameHint, e.span);
-  if (!v) throw ImportError(v.error().message, e.span);
-  return *v;
+  return bindAs(c, nameHint, e.span);
 }
 
 rlx::Expr Importer::expr(const Expr& e, const std::string& nameHint) {
@@ -309,9 +299,7 @@ rlx::Expr Importer::expr(const Expr& e, const std::string& nameHint) {
       break;
     case Expr::Fn: {
       FunctionRef f = function(*e.fn, nameHint, false);
-      auto v = bb_.emit(f, nameHint, e.span);
-      if (!v) throw ImportError(v.error().message, e.span);
-      out = *v;
+      out = bindAs(f, nameHint, e.span);
       break;
     }
     case Expr::Match:
@@ -364,10 +352,7 @@ rlx::Expr Importer::materialize(int binder, const std::vector<rlx::Expr>& args, 
   deferred_.erase(binder);
   std::string name = b.graph ? "" : relaxName(b.name);
   FunctionRef f = function(*fnExpr.fn, name, false, &sinfos);
-  auto v = bb_.emit(f, name, fnExpr.span);
-  if (!v) throw ImportError(v.error().message, fnExpr.span);
-  values_[size_t(binder)] = *v;
-  return *v;
+  return values_[size_t(binder)] = bindAs(f, name, fnExpr.span);
 }
 
 FunctionRef Importer::function(const Function& fn, const std::string& name, bool global, const std::vector<StructInfo>* argSInfo) {

@@ -58,7 +58,7 @@ class Importer final : public Emitter {
   rlx::Expr scalar(const Expr& e);
   rlx::Expr constant(const MetaValue& v, const Expr& at);
   rlx::Expr bindNamed(rlx::Expr value, const std::string& name, Span span);  // renames the value's binding
-  rlx::Expr bindAlias(rlx::Expr value, const std::string& name, Span span);  // a new binding name = value
+  rlx::Expr bindAs(rlx::Expr value, const std::string& name, Span span);  // a new binding name = value ("" = fresh)
   [[noreturn]] void notExpressible(const std::string& construct, Span span, const std::string& hint = {});
   void checkPrinted(const Type* printed, const rlx::Expr& value, Span span);
   StructInfo paramSInfo(const Binder& b);

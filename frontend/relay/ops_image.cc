@@ -52,6 +52,25 @@ RExpr upsampling(OpCtx& c) {
                  {"cubic_alpha", f(-0.5)}});
 }
 
+// R.image.resize2d of x to `size` over `roi` with the call's interpolation attributes and Relay's
+// defaults for them (shared by resize2d and resize1d, which resizes a height-1 image).
+static RExpr resizeCall(OpCtx& c, const RExpr& x, std::vector<int64_t> size, std::vector<double> roi, const std::string& layout) {
+  std::string method = c.s("method", "linear");
+  std::string coord = c.s("coordinate_transformation_mode", "half_pixel");
+  std::string rounding = c.s("rounding_method", "round");
+  if (rounding.empty()) rounding = defaultRounding(method, coord);
+  return c.call("image.resize2d", {ex(x), ints(size)},
+                {{"roi", floatList(roi)},
+                 {"layout", s(layout)},
+                 {"method", s(method)},
+                 {"coordinate_transformation_mode", s(coord)},
+                 {"rounding_method", s(rounding)},
+                 {"cubic_alpha", f(c.f("cubic_alpha", -0.5))},
+                 {"cubic_exclude", i(c.i("cubic_exclude", 0))},
+                 {"extrapolation_value", f(c.f("extrapolation_value", 0.0))},
+                 {"out_dtype", s(outDType(c))}});
+}
+
 // image.resize2d(x, size, roi, layout, method, ...): Relax's op with Relay's defaults (cubic_alpha
 // -0.5, rounding "round"; an empty rounding method is TOPI's per-mode default).
 RExpr resize2d(OpCtx& c) {
@@ -62,20 +81,7 @@ RExpr resize2d(OpCtx& c) {
   std::vector<double> roi = c.floats("roi");
   if (roi.empty()) roi = {0, 0, 0, 0};
   if (roi.size() != 4) c.fail("roi must have 4 values");
-  std::string method = c.s("method", "linear");
-  std::string coord = c.s("coordinate_transformation_mode", "half_pixel");
-  std::string rounding = c.s("rounding_method", "round");
-  if (rounding.empty()) rounding = defaultRounding(method, coord);
-  return c.call("image.resize2d", {ex(c.arg(0)), ints(size)},
-                {{"roi", floatList(roi)},
-                 {"layout", s(c.s("layout", "NCHW"))},
-                 {"method", s(method)},
-                 {"coordinate_transformation_mode", s(coord)},
-                 {"rounding_method", s(rounding)},
-                 {"cubic_alpha", f(c.f("cubic_alpha", -0.5))},
-                 {"cubic_exclude", i(c.i("cubic_exclude", 0))},
-                 {"extrapolation_value", f(c.f("extrapolation_value", 0.0))},
-                 {"out_dtype", s(outDType(c))}});
+  return resizeCall(c, c.arg(0), size, roi, c.s("layout", "NCHW"));
 }
 
 // image.resize1d(x, size=[w], roi=[start, end], layout NCW / NWC, ...): a resize2d of a height-1
@@ -93,21 +99,8 @@ RExpr resize1d(OpCtx& c) {
   if (layout != "NCW" && layout != "NWC") c.fail("layout \"" + layout + "\" is not supported (NCW or NWC)");
   if (c.ndim(0) != 3) c.fail("expects a 3-D input");
   int64_t hAxis = layout == "NCW" ? 2 : 1;
-  std::string method = c.s("method", "linear");
-  std::string coord = c.s("coordinate_transformation_mode", "half_pixel");
-  std::string rounding = c.s("rounding_method", "round");
-  if (rounding.empty()) rounding = defaultRounding(method, coord);
   RExpr x = c.call("expand_dims", {ex(c.arg(0))}, {{"axis", ints({hAxis})}});
-  RExpr y = c.call("image.resize2d", {ex(x), ints({1, size[0]})},
-                   {{"roi", floatList({0, roi[0], 0, roi[1]})},
-                    {"layout", s(layout == "NCW" ? "NCHW" : "NHWC")},
-                    {"method", s(method)},
-                    {"coordinate_transformation_mode", s(coord)},
-                    {"rounding_method", s(rounding)},
-                    {"cubic_alpha", f(c.f("cubic_alpha", -0.5))},
-                    {"cubic_exclude", i(c.i("cubic_exclude", 0))},
-                    {"extrapolation_value", f(c.f("extrapolation_value", 0.0))},
-                    {"out_dtype", s(outDType(c))}});
+  RExpr y = resizeCall(c, x, {1, size[0]}, {0, roi[0], 0, roi[1]}, layout == "NCW" ? "NCHW" : "NHWC");
   return c.call("squeeze", {ex(y)}, {{"axis", ints({hAxis})}});
 }
 
