@@ -165,6 +165,7 @@ class UsePlanner {
           current_ = b.get();
           for (auto& binding : b->bindings) {
             visit(binding->value);
+            keepShapeVars(sinfoOf(binding->var));
             const Var* v = binding->var.get();
             defBlock[v] = b.get();
             if (b->isDataflow() && !binding->var->isDataflow()) home[v] = b.get();
@@ -190,6 +191,16 @@ class UsePlanner {
   }
 
  private:
+  // A var named in another var's struct info (R.Tensor(lv2, ...)) stays a Var: the struct info may
+  // travel out of the block with the var that carries it, where a DataflowVar would be out of scope.
+  void keepShapeVars(const StructInfo& s) {
+    if (auto t = s.as<TensorSInfo>()) {
+      if (auto v = t->shape.as<Var>()) usedOutside[v.get()] = true;
+    } else if (auto tu = s.as<TupleSInfo>()) {
+      for (auto& f : tu->fields) keepShapeVars(f);
+    }
+  }
+
   const BindingBlock* current_ = nullptr;
 };
 

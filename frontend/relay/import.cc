@@ -20,18 +20,6 @@ namespace rlx::relay {
 
 namespace {
 
-// `s` without references to shape vars (R.Tensor(shape_var, ...) becomes R.Tensor(ndim=k)); symbolic
-// dims stay. Relay's type of such a result is `Tensor[(?, ...)]` anyway, and a binding whose struct
-// info names another binding's var would tie the two together in later passes (ConvertToDataflow
-// makes the shape var a DataflowVar without rewriting the struct info that names it).
-StructInfo withoutShapeVars(const StructInfo& s) {
-  std::vector<Ref<PrimVar>> dims;
-  sinfoCollectVars(s, dims);
-  std::vector<const PrimVar*> keep;
-  for (auto& d : dims) keep.push_back(d.get());
-  return eraseUndefinedVars(s, keep);
-}
-
 bool isUnit(const rlx::Expr& e) {
   auto t = e.as<rlx::Tuple>();
   return t && t->fields.empty();
@@ -48,10 +36,7 @@ rlx::Expr Importer::emit(const rlx::Expr& e, Span span) {
   auto n = bb_.normalize(e);
   if (!n) throw ImportError(n.error().message, span);
   if (isLeafExpr(*n)) return *n;
-  StructInfo erased = withoutShapeVars(sinfoOf(*n));
-  auto v = bb_.emit(*n, "", span, erased.same(sinfoOf(*n)) ? StructInfo() : erased);
-  if (!v) throw ImportError(v.error().message, span);
-  return *v;
+  return bindAs(*n, "", span);
 }
 
 const MetaValue* Importer::lookupMeta(const std::string& typeKey, int64_t index) {
