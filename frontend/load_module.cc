@@ -7,23 +7,20 @@
 
 namespace rlx {
 
+namespace {
+
+// An importer's result as the loaders return it: the module, or null with the error reported.
+IRModuleRef reported(Result<IRModuleRef> mod, DiagnosticEngine& diag) {
+  if (mod) return *mod;
+  diag.error(mod.error());
+  return nullptr;
+}
+
+}  // namespace
+
 IRModuleRef loadModuleFile(const std::string& path, DiagnosticEngine& diag, const ParseOptions& opts) {
-  if (onnx::isOnnxPath(path)) {
-    auto mod = onnx::fromOnnxFile(path);
-    if (!mod) {
-      diag.error(mod.error());
-      return nullptr;
-    }
-    return *mod;
-  }
-  if (relay::isRelayPath(path)) {
-    auto mod = relay::fromRelayFile(path);
-    if (!mod) {
-      diag.error(mod.error());
-      return nullptr;
-    }
-    return *mod;
-  }
+  if (onnx::isOnnxPath(path)) return reported(onnx::fromOnnxFile(path), diag);
+  if (relay::isRelayPath(path)) return reported(relay::fromRelayFile(path), diag);
   return parseFile(path, diag, opts);
 }
 
