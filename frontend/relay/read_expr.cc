@@ -226,10 +226,7 @@ ExprPtr TreeWalker::postfix(const Node& n) {
       call->kids.push_back(std::move(cur));
       for (auto& a : post.children) {
         if (a->is_type<g::kwarg>()) {
-          std::string key = a->children.at(0)->string();
-          for (auto& [k2, _] : call->attrs)
-            if (k2 == key) fail(*a->children[0], "attribute `" + key + "` is given twice");
-          call->attrs.emplace_back(key, attrValue(*a->children.at(1)));
+          kwarg(*a, call->attrs);
         } else {
           if (!call->attrs.empty()) fail(*a, "a positional argument cannot follow attributes");
           call->kids.push_back(expr(*a));
@@ -342,10 +339,7 @@ std::unique_ptr<Function> TreeWalker::function(const Node& sig) {
         Attrs attrs;
         for (size_t k = 1; k < p->children.size(); ++k) {
           if (p->children[k]->is_type<g::param_attrs>()) {
-            if (!p->children[k]->children.empty()) {
-              // param_attrs holds kwarg nodes directly (kwargs is not a node).
-              for (auto& kw : p->children[k]->children) attrs.emplace_back(kw->children.at(0)->string(), attrValue(*kw->children.at(1)));
-            }
+            kwargs(*p->children[k], attrs);  // param_attrs holds kwarg nodes directly
           } else {
             annotation = type(*p->children[k]);
           }

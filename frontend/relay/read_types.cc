@@ -254,14 +254,16 @@ AttrValue TreeWalker::attrValue(const Node& n) {
   return v;
 }
 
+void TreeWalker::kwarg(const Node& kw, Attrs& out) {
+  RLX_CHECK(kw.is_type<g::kwarg>() && kw.children.size() == 2, "kwarg node shape");
+  std::string key = kw.children[0]->string();
+  for (auto& [k, _] : out)
+    if (k == key) fail(*kw.children[0], "attribute `" + key + "` is given twice");
+  out.emplace_back(key, attrValue(*kw.children[1]));
+}
+
 void TreeWalker::kwargs(const Node& n, Attrs& out) {
-  for (auto& kw : n.children) {
-    RLX_CHECK(kw->is_type<g::kwarg>() && kw->children.size() == 2, "kwarg node shape");
-    std::string key = kw->children[0]->string();
-    for (auto& [k, _] : out)
-      if (k == key) fail(*kw->children[0], "attribute `" + key + "` is given twice");
-    out.emplace_back(key, attrValue(*kw->children[1]));
-  }
+  for (auto& kw : n.children) kwarg(*kw, out);
 }
 
 }  // namespace rlx::relay

@@ -58,7 +58,8 @@ class TreeWalker {
   // (needs the `f` suffix); range errors as TVM's.
   void number(const Node& n, Expr& out);
   AttrValue attrValue(const Node& n);
-  void kwargs(const Node& n, Attrs& out);
+  void kwarg(const Node& kw, Attrs& out);   // one key=value; a key given twice is an error
+  void kwargs(const Node& n, Attrs& out);   // the kwarg children of n
   const MetaValue* meta(const Node& n, std::string& key, int64_t& index);
 
   Span span(const Node& n) const;
