@@ -33,10 +33,13 @@ struct Window {
   std::vector<int64_t> outerB, outerC;  // each outer column index's (an image's) offsets in B and C
   std::vector<int64_t> tapA, tapB;      // each tap's offsets in A and B, in summation order
   std::vector<int64_t> batchA, batchB, batchC;  // each batch element's (a channel's) offsets
-  // With padding (rlx_sgemm_padded): B is a padded input never materialized; its planes of
-  // paddedRows x paddedCols are copied from the input's planes of rows x cols at (top, left).
+  // With padding (rlx_sgemm_padded): B is a padded input never materialized, its planes of
+  // paddedRows x paddedCols the input's planes of rows x cols at (top, left) in a zero border; each
+  // tap's offset split into its row and column of the padded plane, and its offset in an input plane.
   const float* input = nullptr;
   int64_t paddedRows = 0, paddedCols = 0, rows = 0, cols = 0, top = 0, left = 0;
+  std::vector<int64_t> tapRow, tapCol, tapIn;
+  int64_t minTapRow = 0, maxTapRow = 0, minTapCol = 0, maxTapCol = 0;
   // Called on each finished plane (null: none), and the first failure it reported.
   RlxGemmEpilogue epilogue = nullptr;
   void* ctx = nullptr;
@@ -97,17 +100,64 @@ __attribute__((target("avx512f,bmi2"), always_inline)) inline __m512 loadColumns
   }
 }
 
-// Output rows [y0, y0 + R) x columns [x0, x0 + 16) of one plane.
-template <int R, Columns kCols>
-__attribute__((target("avx512f,fma,bmi2"))) void block(const Window& w, const float* a, const float* b, float* c, int64_t y0, int64_t x0, __mmask16 m, __m512i gatherB,
-                                                   __m512i scatterC) {
+// Where one plane's outputs read their inputs: output (y, x) and tap t read b[o + y * bY + x * bX +
+// tap[t]]. With `padded` set, b is a compact input plane of rows x cols inside a zero border never
+// materialized: the read is input row y0 + y * sy + tapRow[t], column x0 + x * sx + tapCol[t], and
+// zero outside the plane (each thread had padded a plane at a time into its scratch: the copies and
+// fills cost as much as the convolution of a 112 x 112 plane).
+struct Reads {
+  const float* b = nullptr;
+  int64_t o = 0, bY = 0, bX = 0;
+  const int64_t* tap = nullptr;
+  bool padded = false;
+  int64_t rows = 0, cols = 0, y0 = 0, x0 = 0, sy = 0, sx = 0;
+  const int64_t* tapRow = nullptr;
+  const int64_t* tapCol = nullptr;
+};
+
+// The input at flat offset `at` of plane b, which may lie outside it (a masked load's lanes there are
+// never read): computed on integers, so that no out-of-range pointer is formed.
+inline const float* at(const float* b, int64_t offset) { return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(b) + uintptr_t(offset * int64_t(sizeof(float)))); }
+
+// Lanes l of 16 output columns whose input column c + l * sx lies in [0, cols) (no division for the
+// unit and stride-2 columns: edge blocks compute this per tap).
+template <Columns kCols>
+__attribute__((target("avx512f"), always_inline)) inline __mmask16 insideColumns(int64_t c, int64_t sx, int64_t cols) {
+  if (c > cols - 1) return 0;
+  int64_t first, last;  // the first and last lane inside
+  if constexpr (kCols == Columns::Unit) first = c >= 0 ? 0 : -c, last = cols - 1 - c;
+  else if constexpr (kCols == Columns::Two) first = c >= 0 ? 0 : (1 - c) >> 1, last = (cols - 1 - c) >> 1;
+  else first = c >= 0 ? 0 : (sx - 1 - c) / sx, last = (cols - 1 - c) / sx;
+  if (first > 15 || last < first) return 0;
+  return __mmask16(lanes(std::min<int64_t>(last, 15) + 1) & ~lanes(first));
+}
+
+// Output rows [y0, y0 + R) x columns [x0, x0 + 16) of one plane. kEdge: some tap reads outside a
+// padded plane, so each (tap, row) checks its row and masks its columns (the padding's zeros).
+template <int R, Columns kCols, bool kEdge>
+__attribute__((target("avx512f,fma,bmi2"))) void block(const Window& w, const Reads& in, const float* a, float* c, int64_t y0, int64_t x0, __mmask16 m,
+                                                   __m512i gatherB, __m512i scatterC) {
   __m512 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
-  const float* base = b + y0 * w.bY + x0 * w.bX;
-  for (size_t t = 0; t < w.tapA.size(); ++t) {
-    __m512 tap = _mm512_set1_ps(a[w.tapA[t]]);
-    const float* p = base + w.tapB[t];
-    for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(tap, loadColumns<kCols>(p + r * w.bY, m, w.bX, gatherB), acc[r]);
+  const size_t taps = w.tapA.size();
+  if constexpr (!kEdge) {
+    const int64_t base = in.o + y0 * in.bY + x0 * in.bX;
+    for (size_t t = 0; t < taps; ++t) {
+      __m512 tap = _mm512_set1_ps(a[w.tapA[t]]);
+      const float* p = in.b + (base + in.tap[t]);
+      for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(tap, loadColumns<kCols>(p + r * in.bY, m, in.bX, gatherB), acc[r]);
+    }
+  } else {
+    for (size_t t = 0; t < taps; ++t) {
+      __m512 tap = _mm512_set1_ps(a[w.tapA[t]]);
+      int64_t col = in.x0 + x0 * in.sx + in.tapCol[t];
+      __mmask16 mt = m & insideColumns<kCols>(col, in.sx, in.cols);
+      for (int r = 0; r < R; ++r) {
+        int64_t row = in.y0 + (y0 + r) * in.sy + in.tapRow[t];
+        __m512 v = row >= 0 && row < in.rows ? loadColumns<kCols>(at(in.b, row * in.cols + col), mt, in.bX, gatherB) : _mm512_setzero_ps();
+        acc[r] = _mm512_fmadd_ps(tap, v, acc[r]);
+      }
+    }
   }
   float* out = c + y0 * w.cY + x0 * w.cX;
   for (int r = 0; r < R; ++r) {
@@ -116,39 +166,95 @@ __attribute__((target("avx512f,fma,bmi2"))) void block(const Window& w, const fl
   }
 }
 
+// Rows [y0, y0 + R) (R <= kRows) at columns x0: the in-place block when every tap reads inside.
 template <Columns kCols>
-__attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const float* a, const float* b, float* c) {
+__attribute__((target("avx512f,fma,bmi2"))) void rowBlock(const Window& w, const Reads& in, const float* a, float* c, int64_t y0, int64_t R, int64_t x0, __mmask16 m,
+                                                       bool insideCols, __m512i gatherB, __m512i scatterC) {
+  bool inside = !in.padded || (insideCols && in.y0 + y0 * in.sy + w.minTapRow >= 0 && in.y0 + (y0 + R - 1) * in.sy + w.maxTapRow < in.rows);
+#define RLX_WINDOW_BLOCK(N)                                                                                   \
+  case N:                                                                                                     \
+    if (inside) block<N, kCols, false>(w, in, a, c, y0, x0, m, gatherB, scatterC);                             \
+    else block<N, kCols, true>(w, in, a, c, y0, x0, m, gatherB, scatterC);                                     \
+    break;
+  switch (R) {
+    RLX_WINDOW_BLOCK(4)
+    RLX_WINDOW_BLOCK(3)
+    RLX_WINDOW_BLOCK(2)
+    RLX_WINDOW_BLOCK(1)
+    default: break;
+  }
+#undef RLX_WINDOW_BLOCK
+}
+
+template <Columns kCols>
+__attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const Reads& in, const float* a, float* c) {
+  static_assert(kRows == 4, "rowBlock instantiates blocks of up to four rows");
   const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-  const __m512i gatherB = _mm512_mullo_epi32(lane, _mm512_set1_epi32(int32_t(w.bX)));
+  const __m512i gatherB = _mm512_mullo_epi32(lane, _mm512_set1_epi32(int32_t(in.bX)));
   const __m512i scatterC = _mm512_mullo_epi32(lane, _mm512_set1_epi32(int32_t(w.cX)));
-  for (int64_t x0 = 0; x0 < w.width; x0 += 16) {
-    __mmask16 m = lanes(w.width - x0);
-    int64_t y0 = 0;
-    for (; y0 + kRows <= w.height; y0 += kRows) block<kRows, kCols>(w, a, b, c, y0, x0, m, gatherB, scatterC);
-    switch (w.height - y0) {
-      case 3: block<3, kCols>(w, a, b, c, y0, x0, m, gatherB, scatterC); break;
-      case 2: block<2, kCols>(w, a, b, c, y0, x0, m, gatherB, scatterC); break;
-      case 1: block<1, kCols>(w, a, b, c, y0, x0, m, gatherB, scatterC); break;
-      default: break;
+  // Row blocks outermost: the reads then run along the plane's rows (the hardware prefetcher follows
+  // them) instead of down a 16-column strip a row pitch at a time.
+  for (int64_t y0 = 0; y0 < w.height; y0 += kRows) {
+    for (int64_t x0 = 0; x0 < w.width; x0 += 16) {
+      __mmask16 m = lanes(w.width - x0);
+      int64_t n = std::min<int64_t>(16, w.width - x0);
+      bool insideCols = !in.padded || (in.x0 + x0 * in.sx + w.minTapCol >= 0 && in.x0 + (x0 + n - 1) * in.sx + w.maxTapCol < in.cols);
+      rowBlock<kCols>(w, in, a, c, y0, std::min<int64_t>(kRows, w.height - y0), x0, m, insideCols, gatherB, scatterC);
     }
   }
 }
 
-// The padded plane holding B offset `offset` (in padded units), built in `buf` from the input's
-// plane; returns where B's offset points in it.
-const float* paddedPlane(const Window& w, int64_t offset, float* buf) {
-  int64_t planeFloats = w.paddedRows * w.paddedCols, index = offset / planeFloats;
+// A padded plane of at most this many floats (32 KB: it stays in L1 while the window slides) is
+// copied into the thread's scratch, in a border zeroed once; a larger one is read in place (the copy
+// of a 112 x 112 plane cost as much as its convolution, while a small plane's edge blocks, all of
+// them at 7 x 7, run faster on the copy than with per-tap masks).
+constexpr int64_t kCopiedPlaneFloats = int64_t(8) << 10;
+
+// The padded plane `index` in `buf`: the input plane's rows copied in with masked vector moves (a
+// libc call per row of 7 to 56 floats cost more than the row); the border, the same for every plane
+// of this geometry, is zeroed only when the buffer last held another geometry.
+__attribute__((target("avx512f"))) void copyPlane(const Window& w, int64_t index, float* buf) {
+  struct Geometry {
+    const float* buf;
+    int64_t paddedRows, paddedCols, rows, cols, top, left;
+    bool operator==(const Geometry&) const = default;
+  };
+  thread_local Geometry zeroed{};
+  Geometry g{buf, w.paddedRows, w.paddedCols, w.rows, w.cols, w.top, w.left};
+  if (!(zeroed == g)) std::fill(buf, buf + w.paddedRows * w.paddedCols + 32, 0.0f), zeroed = g;
   const float* src = w.input + index * w.rows * w.cols;
-  // Only the border is zeroed: the rows above and below, and each row's margins.
-  std::fill(buf, buf + w.top * w.paddedCols, 0.0f);
   for (int64_t r = 0; r < w.rows; ++r) {
-    float* row = buf + (r + w.top) * w.paddedCols;
-    std::fill(row, row + w.left, 0.0f);
-    std::copy(src + r * w.cols, src + (r + 1) * w.cols, row + w.left);
-    std::fill(row + w.left + w.cols, row + w.paddedCols, 0.0f);
+    const float* from = src + r * w.cols;
+    float* to = buf + (r + w.top) * w.paddedCols + w.left;
+    for (int64_t x = 0; x < w.cols; x += 16) {
+      __mmask16 m = lanes(w.cols - x);
+      _mm512_mask_storeu_ps(to + x, m, _mm512_maskz_loadu_ps(m, from + x));
+    }
   }
-  std::fill(buf + (w.top + w.rows) * w.paddedCols, buf + planeFloats, 0.0f);
-  return buf + offset % planeFloats;
+}
+
+// The reads of the plane at B offset `offset`: in place, the padded plane copied into `scratch` (small
+// planes), or the input plane it pads read in place with the border's zeros masked in.
+Reads readsOf(const Window& w, int64_t offset, float* scratch) {
+  Reads in;
+  in.bY = w.bY, in.bX = w.bX;
+  if (!w.input) {
+    in.b = w.b, in.o = offset, in.tap = w.tapB.data();
+    return in;
+  }
+  int64_t planeFloats = w.paddedRows * w.paddedCols, index = offset / planeFloats, rest = offset % planeFloats;
+  if (scratch) {
+    copyPlane(w, index, scratch);
+    in.b = scratch, in.o = rest, in.tap = w.tapB.data();
+    return in;
+  }
+  in.padded = true;
+  in.b = w.input + index * w.rows * w.cols;
+  in.rows = w.rows, in.cols = w.cols, in.sy = w.bY / w.paddedCols, in.sx = w.bX;
+  in.y0 = rest / w.paddedCols - w.top, in.x0 = rest % w.paddedCols - w.left;
+  in.o = in.y0 * w.cols + in.x0, in.bY = in.sy * w.cols;
+  in.tap = w.tapIn.data(), in.tapRow = w.tapRow.data(), in.tapCol = w.tapCol.data();
+  return in;
 }
 
 // Planes [begin, end): batch element p / outers, outer index p % outers.
@@ -156,14 +262,13 @@ int32_t planes(void* ctx, int64_t begin, int64_t end) {
   const Window& w = *static_cast<const Window*>(ctx);
   int64_t outers = int64_t(w.outerB.size());
   auto run = w.bX == 1 ? plane<Columns::Unit> : w.bX == 2 ? plane<Columns::Two> : plane<Columns::Gather>;
-  // A padded plane plus a vector of slack: a tail's masked loads may start past its last row.
-  float* padded = w.input ? threadScratch(ScratchSlot::WindowPlane, size_t(w.paddedRows * w.paddedCols + 32)) : nullptr;
-  if (w.input && !padded) return -1;
+  // A copied plane plus a vector of slack: a tail's masked loads may start past its last row.
+  int64_t planeFloats = w.paddedRows * w.paddedCols;
+  float* scratch = w.input && planeFloats <= kCopiedPlaneFloats ? threadScratch(ScratchSlot::WindowPlane, size_t(planeFloats + 32)) : nullptr;
+  if (w.input && planeFloats <= kCopiedPlaneFloats && !scratch) return -1;
   for (int64_t p = begin; p < end; ++p) {
     size_t batch = size_t(p / outers), outer = size_t(p % outers);
-    int64_t offset = w.batchB[batch] + w.outerB[outer];
-    const float* b = w.input ? paddedPlane(w, offset, padded) : w.b + offset;
-    run(w, w.a + w.batchA[batch], b, w.c + w.batchC[batch] + w.outerC[outer]);
+    run(w, readsOf(w, w.batchB[batch] + w.outerB[outer], scratch), w.a + w.batchA[batch], w.c + w.batchC[batch] + w.outerC[outer]);
     if (w.epilogue) {
       int64_t plane = w.height * w.width, first = int64_t(outer) * plane;
       if (int32_t code = w.epilogue(w.ctx, int64_t(batch), int64_t(batch) + 1, first, first + plane)) {
@@ -174,6 +279,22 @@ int32_t planes(void* ctx, int64_t begin, int64_t end) {
     }
   }
   return 0;
+}
+
+// A padded window's taps as rows and columns of the padded plane (its row stride paddedCols), and
+// their offsets in a compact input plane. False when the reads are not such a window: the output's
+// rows not whole padded rows apart, its columns not a positive step, a tap outside the plane.
+bool splitTaps(Window& w) {
+  if (w.paddedRows <= 0 || w.paddedCols <= 0 || w.bX < 1 || w.bY < 0 || w.bY % w.paddedCols != 0) return false;
+  for (size_t t = 0; t < w.tapB.size(); ++t) {
+    int64_t b = w.tapB[t];
+    if (b < 0) return false;
+    int64_t row = b / w.paddedCols, col = b % w.paddedCols;
+    w.tapRow.push_back(row), w.tapCol.push_back(col), w.tapIn.push_back(row * w.cols + col);
+    w.minTapRow = t == 0 ? row : std::min(w.minTapRow, row), w.maxTapRow = t == 0 ? row : std::max(w.maxTapRow, row);
+    w.minTapCol = t == 0 ? col : std::min(w.minTapCol, col), w.maxTapCol = t == 0 ? col : std::max(w.maxTapCol, col);
+  }
+  return true;
 }
 
 // The descriptor's length: nm, nn, nk, nb, then 3, 3, 3 and 4 entries per dim.
@@ -210,6 +331,7 @@ extern "C" int32_t rlx_sgemm_padded_epilogue(float* c, const float* a, const flo
   const int64_t* pad = desc + rlx::descriptorLength(desc);
   w.c = c, w.a = a, w.input = input, w.epilogue = epilogue, w.ctx = ctx;
   w.paddedRows = pad[0], w.paddedCols = pad[1], w.rows = pad[2], w.cols = pad[3], w.top = pad[4], w.left = pad[5];
+  if (!rlx::splitTaps(w)) return -1;
   return rlx::run(w);
 }
 

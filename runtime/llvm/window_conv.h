@@ -27,9 +27,10 @@ extern "C" {
 // convolution's descriptor over the padded operand (rlx_sgemm's layout), followed by the padded
 // plane's rows and columns, the input plane's rows and columns and the padding before them (top,
 // left); `input` holds compact planes, plane k of the padded operand being input plane k. Each
-// thread pads one plane at a time into its scratch (a padding stage wrote and read back the whole
-// padded operand: at 96 x 112 x 112 as much time as the convolution). Returns -1 when the
-// descriptor is not a window convolution or the CPU lacks AVX-512 (the schedule fuses neither).
+// thread pads a small plane at a time into its scratch and reads a large one in place, the border's
+// zeros masked in (a padding stage wrote and read back the whole padded operand: at 96 x 112 x 112
+// as much time as the convolution). Returns -1 when the descriptor is not a window convolution over
+// whole padded rows or the CPU lacks AVX-512 (the schedule fuses neither).
 int32_t rlx_sgemm_padded(float* c, const float* a, const float* input, const int64_t* desc);
 
 // The same, each finished plane then passed to `epilogue(ctx, i, i + 1, j0, j1)`: i the batch element

@@ -275,8 +275,9 @@ class Module:
 TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling windows as vector loops", "[llvm][gemm]") {
   // A window of 2+ reduction dims over one output row per channel reaches rlx_sgemm as a batched GEMM
   // of one row, which computes it with window_conv.cc (unit, stride-2 and gathered columns: the
-  // dilated window); its padding stage is folded into the call (rlx_sgemm_padded pads a plane at a
-  // time, schedule_window.h). Same sums, in the same order.
+  // dilated window); its padding stage is folded into the call (rlx_sgemm_padded pads a small plane
+  // at a time and reads a large one in place, masking in the border's zeros: the planes from 90 x 90
+  // on, schedule_window.h). Same sums, in the same order.
   struct S {
     const char *x, *w, *attrs;
   };
@@ -285,7 +286,12 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
               S{"(1, 8, 35, 37)", "(8, 1, 5, 5)", "strides=[2, 2], padding=[2, 2, 2, 2], groups=8"},
               S{"(1, 4, 12, 40)", "(4, 1, 3, 3)", "strides=[1, 1], padding=[2, 2, 2, 2], dilation=[2, 2], groups=4"},
               S{"(1, 4, 12, 20)", "(4, 1, 3, 3)", "strides=[3, 3], padding=[1, 1, 1, 1], groups=4"},
-              S{"(2, 6, 11, 9)", "(6, 1, 7, 7)", "strides=[1, 1], padding=[3, 3, 3, 3], groups=6"}}) {
+              S{"(2, 6, 11, 9)", "(6, 1, 7, 7)", "strides=[1, 1], padding=[3, 3, 3, 3], groups=6"},
+              S{"(1, 3, 96, 100)", "(3, 1, 3, 3)", "strides=[1, 1], padding=[1, 1, 1, 1], groups=3"},
+              S{"(1, 2, 97, 101)", "(2, 1, 5, 5)", "strides=[2, 2], padding=[2, 2, 2, 2], groups=2"},
+              S{"(1, 2, 90, 95)", "(2, 1, 3, 3)", "strides=[3, 3], padding=[1, 1, 1, 1], groups=2"},
+              S{"(1, 2, 92, 96)", "(2, 1, 3, 3)", "strides=[1, 1], padding=[2, 2, 2, 2], dilation=[2, 2], groups=2"},
+              S{"(2, 2, 100, 90)", "(2, 1, 3, 3)", "strides=[1, 2], padding=[0, 2, 1, 0], groups=2"}}) {
     auto fs = lower(std::string("x: ") + T(s.x) + ", w: " + T(s.w), std::string("            gv = R.nn.conv2d(x, w, ") + s.attrs + ")\n");
     INFO(s.x << " * " << s.w << " " << s.attrs);
     for (auto& f : fs) {
