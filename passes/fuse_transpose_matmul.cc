@@ -17,6 +17,7 @@
 #include "passes/legalize/legalize.h"
 #include "passes/op_builder.h"
 #include "passes/registry.h"
+#include "passes/remove_all_unused.h"
 
 namespace rlx {
 
@@ -97,28 +98,6 @@ class TransposeMatmulFuser : public BindingRewriter {
   Kernels& kernels_;
 };
 
-// `f` without the bindings of `vars` that nothing uses any more (the fused transposes; other dead
-// code stays, as pattern fusion leaves it).
-Expr dropUnused(const Expr& f, const std::unordered_set<const Var*>& vars) {
-  std::unordered_set<const Var*> used;
-  walkExpr(f, [&](const Expr& e) {
-    if (auto v = e.as<Var>()) used.insert(v.get());
-  });
-  struct Dropper : ExprMutator {
-    std::function<bool(const Var*)> dead;
-    BlockRef visitBlock(const BlockRef& b) override {
-      std::vector<BindingRef> kept;
-      for (auto& x : b->bindings)
-        if (!dead(x->var.get())) kept.push_back(x);
-      if (kept.size() == b->bindings.size()) return b;
-      if (kept.empty()) return nullptr;
-      return make<BindingBlock>(std::move(kept), b->isDataflow());
-    }
-  } dropper;
-  dropper.dead = [&](const Var* v) { return vars.count(v) && !used.count(v); };
-  return dropper.mutate(f);
-}
-
 }  // namespace
 
 Result<Pass> createFuseTransposeMatmulPass(PassOptions&) {
@@ -130,7 +109,7 @@ Result<Pass> createFuseTransposeMatmulPass(PassOptions&) {
       TransposeMatmulFuser fuser(out, kernels);
       Expr f = fuser.mutate(e.func);
       if (f.same(e.func)) continue;
-      out = withFunction(out, e.gvar, dropUnused(f, fuser.consumed));
+      out = withFunction(out, e.gvar, removeUnusedBindingsOf(f, fuser.consumed));
     }
     return out;
   });

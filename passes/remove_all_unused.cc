@@ -3,8 +3,10 @@
 #include "passes/remove_all_unused.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_set>
 
+#include "ir/expr_mutator.h"
 #include "ir/expr_walk.h"
 #include "ir/op.h"
 #include "ir/struct_info.h"
@@ -129,5 +131,27 @@ Expr eliminate(const Expr& e) {
 }  // namespace
 
 Expr removeAllUnused(const Expr& e) { return eliminate(e); }
+
+Expr removeUnusedBindingsOf(const Expr& f, const std::unordered_set<const Var*>& vars) {
+  std::unordered_set<const Var*> used;
+  walkExpr(f, [&](const Expr& e) {
+    if (auto v = e.as<Var>()) used.insert(v.get());
+  });
+  struct Dropper : ExprMutator {
+    std::function<bool(const Var*)> dead;
+    BlockRef visitBlock(const BlockRef& b) override {
+      std::vector<BindingRef> kept;
+      for (auto& x : b->bindings)
+        if (!dead(x->var.get())) kept.push_back(x);
+      if (kept.size() == b->bindings.size()) return b;
+      if (kept.empty()) return nullptr;
+      return make<BindingBlock>(std::move(kept), b->isDataflow());
+    }
+  } dropper;
+  dropper.dead = [&](const Var* v) { return vars.count(v) && !used.count(v); };
+  Expr out = dropper.mutate(f);
+  // A dropped binding may have been the last use of another of `vars` (a chain folded whole).
+  return out.same(f) ? out : removeUnusedBindingsOf(out, vars);
+}
 
 }  // namespace rlx

@@ -118,6 +118,9 @@ class Codegen {
   // rlx_sgemm_epilogue with an outlined epilogue; rlx.transpose32 as a call of rlx_transpose32.
   TV sgemmCall(const PrimCall& c, const Outlined* epilogue = nullptr);
   TV transposeCall(const PrimCall& c);
+  // runtime_call.cc: rlx.attention (schedule_attention.cc) as a call of rlx_attention; the kernel
+  // returns its code when it fails.
+  TV attentionCall(const PrimCall& c);
   // runtime_call.cc: a runtime call's arguments: `pointers` element pointers (BufferLoads), then a
   // stack array of the remaining integer arguments (its descriptor).
   std::vector<llvm::Value*> pointersAndDescriptor(const PrimCall& c, size_t pointers);

@@ -17,6 +17,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "runtime/llvm/attention.h"
 #include "runtime/llvm/codegen.h"
 #include "runtime/jit.h"
 #include "runtime/llvm/schedule.h"
@@ -80,6 +81,7 @@ Host& host() {
     exportFn("rlx_sgemm_padded", &rlx_sgemm_padded);
     exportFn("rlx_sgemm_padded_epilogue", &rlx_sgemm_padded_epilogue);
     exportFn("rlx_transpose32", &rlx_transpose32);
+    exportFn("rlx_attention", &rlx_attention);
     exportFn("rlx_workspace_alloc", &rlx_workspace_alloc);
     exportFn("rlx_workspace_take", &rlx_workspace_take);
     exportFn("rlx_workspace_free", &rlx_workspace_free);

@@ -1,6 +1,7 @@
 // LLVM codegen, the runtime calls the CPU schedule puts in place of recognized nests: rlx.sgemm for a
 // float32 matmul or convolution (schedule_gemm.cc), with an element-wise epilogue it fused into it
-// (schedule_epilogue.cc) as a block function, and rlx.transpose32 (schedule_transpose.cc).
+// (schedule_epilogue.cc) as a block function, rlx.transpose32 (schedule_transpose.cc) and
+// rlx.attention (schedule_attention.cc).
 #include "runtime/llvm/codegen.h"
 
 namespace rlx::codegen {
@@ -47,6 +48,15 @@ TV Codegen::transposeCall(const PrimCall& c) {
   std::vector<llvm::Value*> args = pointersAndDescriptor(c, 2);
   auto* type = llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy()}, false);
   return {b.CreateCall(mod.getOrInsertFunction("rlx_transpose32", type), args), DataType::int32()};
+}
+
+// args: out[base], q[base], k[base], v[base], then the descriptor's integers (attention.h).
+TV Codegen::attentionCall(const PrimCall& c) {
+  std::vector<llvm::Value*> args = pointersAndDescriptor(c, 4);
+  auto* type = llvm::FunctionType::get(b.getInt32Ty(), std::vector<llvm::Type*>(5, b.getPtrTy()), false);
+  llvm::Value* code = b.CreateCall(mod.getOrInsertFunction("rlx_attention", type), args);
+  returnOnFailure(code);
+  return {code, DataType::int32()};
 }
 
 // f: `for m in [0, M): for n in [n0, n0 + count): ...` over C's flattened rows and columns, n0 and

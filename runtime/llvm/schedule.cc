@@ -5,6 +5,7 @@
 #include "ir/prim_expr_map.h"
 #include "ir/tir_empty_reduction.h"
 #include "runtime/llvm/schedule_alloc.h"
+#include "runtime/llvm/schedule_attention.h"
 #include "runtime/llvm/schedule_bounds.h"
 #include "runtime/llvm/schedule_epilogue.h"
 #include "runtime/llvm/schedule_gemm.h"
@@ -88,6 +89,8 @@ Stmt schedule(const Stmt& s) {
 }  // namespace
 
 PrimFuncRef scheduleForCpu(const PrimFuncRef& func) {
+  // A fused softmax attention kernel runs whole as one runtime call.
+  if (PrimFuncRef attention = lowerSoftmaxAttention(func)) return attention;
   // A reduction nest that may run no iteration writes its init first (tir_empty_reduction.h).
   Stmt withInits = initEmptyReductions(func->body);
   PrimFuncRef complete = withInits.get() == func->body.get() ? func : withBody(*func, withInits);

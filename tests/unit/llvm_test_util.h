@@ -20,15 +20,16 @@ inline bool contains(const std::string& s, const std::string& part) { return s.f
 // Vector widths follow the host: LLVM prefers 256-bit vectors on Intel AVX-512 parts, 512 on Zen 5.
 inline bool matches(const std::string& s, const std::string& pattern) { return std::regex_search(s, std::regex(pattern)); }
 
-// The PrimFuncs of `main(params) { bindings }` after LegalizeOps, FuseOps and FuseTIR.
-inline std::vector<PrimFuncRef> lower(const std::string& params, const std::string& bindings) {
+// The PrimFuncs of `main(params) { bindings }` after `pipeline` (LegalizeOps, FuseOps and FuseTIR).
+inline std::vector<PrimFuncRef> lower(const std::string& params, const std::string& bindings,
+                                      const std::string& pipeline = "LegalizeOps,AnnotateTIROpPattern,FuseOps,FuseTIR") {
   std::string text = "@I.ir_module\nclass Module:\n    @R.function\n    def main(" + params + "):\n        with R.dataflow():\n" + bindings +
                      "            R.output(gv)\n        return gv\n";
   DiagnosticEngine diag;
   auto mod = parseModule(text, "kernel.relax", diag);
   INFO(text << diag.render());
   REQUIRE(mod);
-  auto passes = parsePipeline("LegalizeOps,AnnotateTIROpPattern,FuseOps,FuseTIR");
+  auto passes = parsePipeline(pipeline);
   REQUIRE(passes.ok());
   auto out = runSequential(passes.value(), mod, PassContext());
   REQUIRE(out.ok());
