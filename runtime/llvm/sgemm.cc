@@ -291,6 +291,40 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void kLoop(__m512 (
   if (k < kc) step<R, kTwo>(acc0, acc1, loadB<kMasked>(bp, bm0), kTwo ? loadB<kMasked>(bp + 16, bm1) : unusedHalf(), aAt(k));
 }
 
+__attribute__((target("avx512f"), always_inline)) inline __m256 upperHalf(__m512 v) { return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)); }
+
+// Rows x[0..8) of 16 floats as 16 columns of 8: out[c] = (x[0][c], .., x[7][c]), in registers
+// (pairs interleaved, then quads within 128-bit lanes, then the lanes' halves gathered).
+__attribute__((target("avx512f"), always_inline)) inline void transpose8x16(const __m512* x, __m256* out) {
+  __m512 t[8], u[8];
+  for (int i = 0; i < 4; ++i) t[2 * i] = _mm512_unpacklo_ps(x[2 * i], x[2 * i + 1]), t[2 * i + 1] = _mm512_unpackhi_ps(x[2 * i], x[2 * i + 1]);
+  // u[4h + q]: rows 4h..4h+3 of columns q, q + 4, q + 8, q + 12 (one per 128-bit lane).
+  for (int h = 0; h < 2; ++h) {
+    const __m512 *lo = t + 4 * h, *hi = t + 4 * h + 2;
+    u[4 * h + 0] = _mm512_shuffle_ps(lo[0], hi[0], 0x44), u[4 * h + 1] = _mm512_shuffle_ps(lo[0], hi[0], 0xEE);
+    u[4 * h + 2] = _mm512_shuffle_ps(lo[1], hi[1], 0x44), u[4 * h + 3] = _mm512_shuffle_ps(lo[1], hi[1], 0xEE);
+  }
+  for (int q = 0; q < 4; ++q) {
+    // (u[q] lane l, u[4 + q] lane l) is column q + 4l.
+    __m512 a = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(1, 0, 1, 0)), b = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(3, 2, 3, 2));
+    a = _mm512_shuffle_f32x4(a, a, _MM_SHUFFLE(3, 1, 2, 0)), b = _mm512_shuffle_f32x4(b, b, _MM_SHUFFLE(3, 1, 2, 0));
+    out[q] = _mm512_castps512_ps256(a), out[q + 4] = upperHalf(a), out[q + 8] = _mm512_castps512_ps256(b), out[q + 12] = upperHalf(b);
+  }
+}
+
+// A tile of 8 rows that are consecutive elements of C (rows[r] = rows[0] + r: a transposed GEMM's
+// rows, a convolution's output pixels), its columns scattered (cols: the output channels): stored a
+// column's 8 values at a time through a register transpose, instead of 8 x nr scalar stores that
+// cost as much as the FMAs of a small-K tile (a 3 x 3 stem convolution's K is 27).
+__attribute__((target("avx512f"), always_inline)) inline void storeColumns(const __m512* acc0, const __m512* acc1, float* base, const int64_t* cols, int64_t nr) {
+  __m256 col[16];
+  transpose8x16(acc0, col);
+  for (int64_t j = 0; j < std::min<int64_t>(nr, 16); ++j) _mm256_storeu_ps(base + cols[j], col[j]);
+  if (nr <= 16) return;
+  transpose8x16(acc1, col);
+  for (int64_t j = 16; j < nr; ++j) _mm256_storeu_ps(base + cols[j], col[j - 16]);
+}
+
 template <int R, bool kTwo, bool kAPacked>
 __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& pf) {
   __m512 acc0[R], acc1[R];
@@ -326,6 +360,13 @@ __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& 
     kLoop<R, kTwo, false>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aAt, pf);
   else
     kLoop<R, kTwo, true>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aAt, pf);
+  if constexpr (R == 8) {
+    if (t.cols && t.rows[1] == t.rows[0] + 1 && t.rows[2] == t.rows[0] + 2 && t.rows[3] == t.rows[0] + 3 && t.rows[4] == t.rows[0] + 4 && t.rows[5] == t.rows[0] + 5 &&
+        t.rows[6] == t.rows[0] + 6 && t.rows[7] == t.rows[0] + 7) {
+      storeColumns(acc0, acc1, t.rows[0], t.cols, kTwo ? t.nr : std::min<int64_t>(t.nr, 16));
+      return;
+    }
+  }
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     if (!t.cols) {
