@@ -14,8 +14,8 @@
 #include <unordered_set>
 
 #include "ir/expr_walk.h"
-#include "ir/structural_equal.h"
 #include "passes/binding_rewriter.h"
+#include "passes/kernel_table.h"
 #include "passes/legalize/legalize.h"
 #include "passes/op_builder.h"
 #include "passes/registry.h"
@@ -51,8 +51,7 @@ bool isFloatMatmul(const Call* c) {
 
 class AttentionFuser : public BindingRewriter {
  public:
-  using Kernels = std::vector<std::pair<PrimFuncRef, GlobalVarRef>>;
-  AttentionFuser(IRModuleRef& mod, Kernels& kernels, const std::unordered_map<const Var*, int>& uses) : mod_(mod), kernels_(kernels), uses_(uses) {}
+  AttentionFuser(IRModuleRef& mod, KernelTable& kernels, const std::unordered_map<const Var*, int>& uses) : mod_(mod), kernels_(kernels), uses_(uses) {}
   // The scores and probabilities vars the fused kernels consumed.
   std::unordered_set<const Var*> consumed;
 
@@ -108,7 +107,7 @@ class AttentionFuser : public BindingRewriter {
     PyValue outSInfo;
     outSInfo.kind = PyValue::SInfo;
     outSInfo.sinfo = second.sinfo;
-    return build::call("call_tir", {build::e(kernelVar(kernel)), build::e(make<Tuple>(ctx.tirArgs))}, {{"out_sinfo", outSInfo}});
+    return build::call("call_tir", {build::e(kernels_.add(mod_, kernel, kKernelName)), build::e(make<Tuple>(ctx.tirArgs))}, {{"out_sinfo", outSInfo}});
   }
 
   // a @ b over their last two axes, batch dims equal: the matmul stage as LegalizeOps builds it.
@@ -126,21 +125,8 @@ class AttentionFuser : public BindingRewriter {
     });
   }
 
-  // The module function holding `kernel`: an equal one made earlier, else a new softmax_attention<n>.
-  GlobalVarRef kernelVar(const PrimFuncRef& kernel) {
-    for (auto& [f, gv] : kernels_)
-      if (structuralEqual(f, kernel)) return gv;
-    std::string name = kKernelName;
-    for (int n = 1; mod_->find(name); ++n) name = kKernelName + std::to_string(n);
-    auto gv = make<GlobalVar>(name);
-    gv->sinfo = kernel->sinfo;
-    mod_ = withFunction(mod_, gv, kernel);
-    kernels_.push_back({kernel, gv});
-    return gv;
-  }
-
   IRModuleRef& mod_;
-  Kernels& kernels_;
+  KernelTable& kernels_;
   const std::unordered_map<const Var*, int>& uses_;
 };
 
@@ -149,7 +135,7 @@ class AttentionFuser : public BindingRewriter {
 Result<Pass> createFuseSoftmaxAttentionPass(PassOptions&) {
   return Pass({"FuseSoftmaxAttention", 0, {}}, [](const IRModuleRef& mod, const PassContext& ctx) -> Result<IRModuleRef> {
     IRModuleRef out = mod;
-    AttentionFuser::Kernels kernels;
+    KernelTable kernels;
     for (auto& e : mod->functions) {
       if (e.func->kind() != NodeKind::Function || !ctx.inScope(e.gvar->name)) continue;
       std::unordered_map<const Var*, int> uses;

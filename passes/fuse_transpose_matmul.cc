@@ -12,8 +12,8 @@
 
 #include "ir/expr_walk.h"
 #include "ir/ops/infer_util.h"
-#include "ir/structural_equal.h"
 #include "passes/binding_rewriter.h"
+#include "passes/kernel_table.h"
 #include "passes/legalize/legalize.h"
 #include "passes/op_builder.h"
 #include "passes/registry.h"
@@ -25,8 +25,7 @@ namespace {
 
 class TransposeMatmulFuser : public BindingRewriter {
  public:
-  using Kernels = std::vector<std::pair<PrimFuncRef, GlobalVarRef>>;
-  TransposeMatmulFuser(IRModuleRef& mod, Kernels& kernels) : mod_(mod), kernels_(kernels) {}
+  TransposeMatmulFuser(IRModuleRef& mod, KernelTable& kernels) : mod_(mod), kernels_(kernels) {}
   // The permute_dims vars whose value a fused kernel now reads directly.
   std::unordered_set<const Var*> consumed;
 
@@ -77,25 +76,12 @@ class TransposeMatmulFuser : public BindingRewriter {
     PyValue outSInfo;
     outSInfo.kind = PyValue::SInfo;
     outSInfo.sinfo = mm->sinfo;
-    return build::call("call_tir", {build::e(kernelVar(kernel)), build::e(make<Tuple>(ctx.tirArgs))}, {{"out_sinfo", outSInfo}});
+    return build::call("call_tir", {build::e(kernels_.add(mod_, kernel, "NT_matmul")), build::e(make<Tuple>(ctx.tirArgs))}, {{"out_sinfo", outSInfo}});
   }
 
  private:
-  // The module function holding `kernel`: an equal one made earlier, else a new NT_matmul<n>.
-  GlobalVarRef kernelVar(const PrimFuncRef& kernel) {
-    for (auto& [f, gv] : kernels_)
-      if (structuralEqual(f, kernel)) return gv;
-    std::string name = "NT_matmul";
-    for (int n = 1; mod_->find(name); ++n) name = "NT_matmul" + std::to_string(n);
-    auto gv = make<GlobalVar>(name);
-    gv->sinfo = kernel->sinfo;
-    mod_ = withFunction(mod_, gv, kernel);
-    kernels_.push_back({kernel, gv});
-    return gv;
-  }
-
   IRModuleRef& mod_;
-  Kernels& kernels_;
+  KernelTable& kernels_;
 };
 
 }  // namespace
@@ -103,7 +89,7 @@ class TransposeMatmulFuser : public BindingRewriter {
 Result<Pass> createFuseTransposeMatmulPass(PassOptions&) {
   return Pass({"FuseTransposeMatmul", 0, {}}, [](const IRModuleRef& mod, const PassContext& ctx) -> Result<IRModuleRef> {
     IRModuleRef out = mod;
-    TransposeMatmulFuser::Kernels kernels;
+    KernelTable kernels;
     for (auto& e : mod->functions) {
       if (e.func->kind() != NodeKind::Function || !ctx.inScope(e.gvar->name)) continue;
       TransposeMatmulFuser fuser(out, kernels);
