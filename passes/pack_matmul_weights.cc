@@ -2,10 +2,13 @@
 // (C[.., i, j] += A[.., i, k] * W[k, j]) is stored as [N / 32][K][32] column panels, the layout
 // rlx_sgemm packs B into on every call, and the kernels read W'[j // 32, k, j % 32]. Why: the GEMM
 // then streams each panel in place; packing a 768 x 3072 weight every call was a fifth of a ViT
-// layer's GEMM, waiting on rows 12 KB apart. rlx's CPU build runs it after FuseTIR (`rlx run`); TVM
-// has no counterpart (its MetaSchedule rewrites layouts of "layout free" buffers the same way).
-// Every call of the kernel must pass such a constant at that position, each used nowhere else, so
-// that no copy of a weight is kept; N must be a multiple of 32.
+// layer's GEMM, waiting on rows 12 KB apart. A weight read as the A of a GEMM with few columns (a 1x1
+// convolution's [O, I, 1, 1] over images of under 256 pixels) is stored so too, along its output
+// channels ([O / 32][I][1][1][32], read W'[o // 32, i, 0, 0, o % 32]): the GEMM then runs
+// transposed, its vectors along the channels (sgemm.cc). rlx's CPU build runs it after FuseTIR
+// (`rlx run`); TVM has no counterpart (its MetaSchedule rewrites layouts of "layout free" buffers
+// the same way). Every call of the kernel must pass such a constant at that position, each used
+// nowhere else, so that no copy of a weight is kept; the panel dim must be a multiple of 32.
 // Before: `R.call_tir(cls.fused_matmul_add, (lv, metadata["relax.expr.Constant"][3], ..))` with
 //         the kernel reading `w[v_k, v_j]` of a (768, 3072) buffer;
 // After:  the constant is (96, 768, 32) and the kernel reads `w[v_j // 32, v_k, v_j % 32]`.
@@ -60,45 +63,87 @@ int loadsOf(const PrimExpr& e, const Buffer* buf) {
   return n;
 }
 
-// The matmul operand loads of `buf` in block b: b's body is C[I] = C[I] + X * Y (with an init), one
-// of X, Y is buf[k, j] with k a reduction iter var and j C's last index, which the other operand
-// does not use.
-int matmulLoads(const TirBlock& b, const Buffer* buf) {
-  if (!b.init || !b.body || b.body->kind() != NodeKind::BufferStore) return 0;
+// A weight's place in a GEMM block: the dim of the weight that the GEMM's output var indexes (its
+// other dims are summed over). -1: not such a use.
+struct PanelUse {
+  int dim = -1;
+};
+
+// Below this many output elements per output channel (C's extent after the channel dim: an image's
+// pixels) a weight the GEMM reads as A is stored in panels too, so that the GEMM runs transposed,
+// its vectors along the channels: at 7 x 7 (49 pixels, two slivers of 32 computing 64 lanes) and
+// 14 x 14, and for a squeeze-excitation's single pixel (a GEMV of one lane in sixteen otherwise).
+constexpr int64_t kTransposedColumns = 256;
+
+// How block b reads `buf`: its body C[I] = C[I] + X * Y (with an init), one of X, Y buf[..] whose
+// indices are one output var o (a spatial iter var C is indexed by, the other operand never) and
+// otherwise distinct reduction vars. o must be C's last index (buf is the GEMM's B: a matmul's
+// weight), or (buf the GEMM's A: a 1x1 convolution's weight, its other dims of extent 1 bar one) an
+// index of C with fewer than kTransposedColumns elements after it.
+PanelUse panelUse(const TirBlock& b, const Buffer* buf) {
+  PanelUse none;
+  if (!b.init || !b.body || b.body->kind() != NodeKind::BufferStore) return none;
   auto& st = static_cast<const BufferStore&>(*b.body);
-  if (st.indices.empty() || !st.value || st.value->kind() != NodeKind::Add) return 0;
+  if (st.indices.empty() || !st.value || st.value->kind() != NodeKind::Add) return none;
   auto& sum = static_cast<const PrimBinary&>(*st.value);
   auto isC = [&](const PrimExpr& e) { return e->kind() == NodeKind::BufferLoad && static_cast<const BufferLoad&>(*e).buffer.get() == st.buffer.get(); };
   const PrimExpr& product = isC(sum.a) ? sum.b : isC(sum.b) ? sum.a : PrimExpr();
-  if (!product || product->kind() != NodeKind::Mul) return 0;
+  if (!product || product->kind() != NodeKind::Mul) return none;
   auto& mul = static_cast<const PrimBinary&>(*product);
-  const PrimVar* j = varOf(st.indices.back());
   auto kindOf = [&](const PrimVar* v) -> int {
     for (auto& iv : b.iterVars)
       if (iv.var.get() == v) return iv.kind;
     return -1;
   };
-  int n = 0;
   for (auto [w, other] : {std::pair{mul.a, mul.b}, std::pair{mul.b, mul.a}}) {
     if (w->kind() != NodeKind::BufferLoad) continue;
     auto& l = static_cast<const BufferLoad&>(*w);
-    if (l.buffer.get() != buf || l.indices.size() != 2) continue;
-    const PrimVar* k = varOf(l.indices[0]);
-    if (j && varOf(l.indices[1]) == j && k && kindOf(k) == IterVar::CommReduce && kindOf(j) == IterVar::DataPar && !mentions(other, j)) ++n;
+    if (l.buffer.get() != buf) continue;
+    int dim = -1, wide = 0;
+    std::vector<const PrimVar*> seen;
+    bool ok = true;
+    for (size_t d = 0; d < l.indices.size() && ok; ++d) {
+      const PrimVar* v = varOf(l.indices[d]);
+      ok = v && std::find(seen.begin(), seen.end(), v) == seen.end();
+      if (!ok) break;
+      seen.push_back(v);
+      if (kindOf(v) == IterVar::DataPar) {
+        ok = dim < 0 && !mentions(other, v);
+        dim = int(d);
+      } else {
+        ok = kindOf(v) == IterVar::CommReduce;
+        auto* extent = asIntImm(buf->shape[d]);
+        wide += !extent || extent->value != 1;
+      }
+    }
+    if (!ok || dim < 0) continue;
+    // Where the output var indexes C.
+    const PrimVar* o = varOf(l.indices[size_t(dim)]);
+    size_t at = st.indices.size();
+    for (size_t d = 0; d < st.indices.size(); ++d)
+      if (varOf(st.indices[d]) == o) at = d;
+    if (at == st.indices.size()) continue;
+    if (at + 1 == st.indices.size()) return {dim};
+    int64_t columns = 1;
+    for (size_t d = at + 1; d < st.indices.size(); ++d) {
+      auto* extent = asIntImm(st.buffer->shape[d]);
+      columns = extent ? columns * extent->value : kTransposedColumns;
+    }
+    if (wide <= 1 && columns < kTransposedColumns) return {dim};
   }
-  return n;
+  return none;
 }
 
-// The buffer of PrimFunc param `p` when the kernel reads it only as a matmul's B, 2-D float32 of
-// constant shape (K, N) with N a multiple of the panel width; null otherwise.
-const Buffer* packableParam(const PrimFunc& f, size_t p) {
-  if (p >= f.bufferMap.size()) return nullptr;
+// The dim of PrimFunc param `p`'s buffer that the kernel's GEMMs index by their output var, when
+// every read of it is such a use (the same dim), float32 of constant shape, that dim a multiple of
+// the panel width; -1 otherwise.
+int packableParam(const PrimFunc& f, size_t p) {
+  if (p >= f.bufferMap.size()) return -1;
   const Buffer* buf = f.bufferMap[p].second.get();
-  if (!buf || buf->dtype != DataType::float32() || buf->shape.size() != 2 || !buf->strides.empty()) return nullptr;
-  auto* n = asIntImm(buf->shape[1]);
-  auto* k = asIntImm(buf->shape[0]);
-  if (!n || !k || n->value % kPanel != 0 || k->value < 1) return nullptr;
-  int all = 0, matmul = 0;
+  if (!buf || buf->dtype != DataType::float32() || buf->shape.size() < 2 || !buf->strides.empty()) return -1;
+  for (auto& d : buf->shape)
+    if (!asIntImm(d) || asIntImm(d)->value < 1) return -1;
+  int all = 0, uses = 0, dim = -1;
   bool other = false;
   TirRewriter count;
   count.expr = [&](const PrimExpr& e) {
@@ -107,54 +152,74 @@ const Buffer* packableParam(const PrimFunc& f, size_t p) {
   };
   count.stmt(f.body);
   forEachBlock(f.body, [&](const TirBlock& b) {
-    matmul += matmulLoads(b, buf);
+    PanelUse u = panelUse(b, buf);
+    if (u.dim >= 0) {
+      other |= dim >= 0 && dim != u.dim;
+      dim = u.dim, uses += loadsOf(static_cast<const BufferStore&>(*b.body).value, buf);
+    }
     for (auto& m : b.matchBuffers) other |= m.source.buffer.get() == buf;
     if (b.body && b.body->kind() == NodeKind::BufferStore) other |= static_cast<const BufferStore&>(*b.body).buffer.get() == buf;
   });
-  return !other && matmul > 0 && matmul == all ? buf : nullptr;
+  if (other || uses == 0 || uses != all || asIntImm(buf->shape[size_t(dim)])->value % kPanel != 0) return -1;
+  return dim;
 }
 
-// W (K x N) as [N / 32][K][32]: a new array, or (`inPlace`, the input module being consumed) W's
-// own memory rewritten through a temporary copy and viewed with the new shape, so that a model's
-// weights are not resident twice at the peak.
-Result<NDArrayRef> packPanels(const NDArrayRef& w, bool inPlace) {
-  int64_t k = w->shape[0], n = w->shape[1];
-  std::vector<int64_t> shape{n / kPanel, k, kPanel};
+// W with its dim `dim` (extent O) split into panels: [O / 32][the other dims in order][32]. A new
+// array, or (`inPlace`, the input module being consumed) W's own memory rewritten through a
+// temporary copy and viewed with the new shape, so that a model's weights are not resident twice at
+// the peak.
+Result<NDArrayRef> packPanels(const NDArrayRef& w, int dim, bool inPlace) {
+  const std::vector<int64_t>& in = w->shape;
+  // in = [before..., O, after...]: element (b, o, a) at (b * O + o) * after + a.
+  int64_t before = 1, after = 1, o = in[size_t(dim)];
+  for (int d = 0; d < dim; ++d) before *= in[size_t(d)];
+  for (size_t d = size_t(dim) + 1; d < in.size(); ++d) after *= in[d];
+  std::vector<int64_t> shape{o / kPanel};
+  for (size_t d = 0; d < in.size(); ++d)
+    if (int(d) != dim) shape.push_back(in[d]);
+  shape.push_back(kPanel);
+  int64_t total = before * o * after;
   std::vector<float> copy;
   const float* src = w->as<float>();
   NDArrayRef out;
   if (inPlace) {
-    copy.assign(src, src + k * n);
+    copy.assign(src, src + total);
     src = copy.data();
     out = make<NDArray>(DataType::float32(), shape, w->data(), w);
   } else {
     out = NDArray::uninitialized(DataType::float32(), shape);
-    if (!out) return Error("PackMatmulWeights: out of memory for a " + std::to_string(k) + " x " + std::to_string(n) + " weight");
+    if (!out) return Error("PackMatmulWeights: out of memory for a weight of " + std::to_string(total) + " floats");
   }
   float* dst = out->as<float>();
-  for (int64_t s = 0; s < n / kPanel; ++s)
-    for (int64_t r = 0; r < k; ++r)
-      for (int64_t c = 0; c < kPanel; ++c) dst[(s * k + r) * kPanel + c] = src[r * n + s * kPanel + c];
+  for (int64_t s = 0; s < o / kPanel; ++s)
+    for (int64_t bi = 0; bi < before; ++bi)
+      for (int64_t a = 0; a < after; ++a)
+        for (int64_t c = 0; c < kPanel; ++c) dst[((s * before + bi) * after + a) * kPanel + c] = src[(bi * o + s * kPanel + c) * after + a];
   return out;
 }
 
-// The kernel with param buffer `old` replaced by its panel layout.
-PrimFuncRef withPanels(const PrimFunc& f, size_t p) {
+// The kernel with param buffer `old` replaced by its panel layout along `dim`.
+PrimFuncRef withPanels(const PrimFunc& f, size_t p, int dim) {
   const BufferRef& old = f.bufferMap[p].second;
   auto nb = make<Buffer>();
   nb->name = old->name, nb->dtype = old->dtype, nb->scope = old->scope, nb->data = old->data;
-  PrimExpr k = old->shape[0];
-  int64_t n = asIntImm(old->shape[1])->value;
-  nb->shape = {intImm(n / kPanel), k, intImm(kPanel)};
+  int64_t o = asIntImm(old->shape[size_t(dim)])->value;
+  nb->shape = {intImm(o / kPanel)};
+  for (size_t d = 0; d < old->shape.size(); ++d)
+    if (int(d) != dim) nb->shape.push_back(old->shape[d]);
+  nb->shape.push_back(intImm(kPanel));
   TirRewriter r;
   std::function<PrimExpr(const PrimExpr&)> expr = [&](const PrimExpr& e) -> PrimExpr {
     if (e->kind() == NodeKind::BufferLoad) {
       auto& l = static_cast<const BufferLoad&>(*e);
       if (l.buffer.get() == old.get()) {
-        const PrimExpr& j = l.indices[1];
+        const PrimExpr& j = l.indices[size_t(dim)];
         PrimExpr panel = intImm(kPanel, j->dtype);
-        return make<BufferLoad>(l.dtype, nb, std::vector<PrimExpr>{make<PrimBinary>(NodeKind::FloorDiv, j->dtype, j, panel), l.indices[0],
-                                                                   make<PrimBinary>(NodeKind::FloorMod, j->dtype, j, panel)});
+        std::vector<PrimExpr> idx{make<PrimBinary>(NodeKind::FloorDiv, j->dtype, j, panel)};
+        for (size_t d = 0; d < l.indices.size(); ++d)
+          if (int(d) != dim) idx.push_back(l.indices[d]);
+        idx.push_back(make<PrimBinary>(NodeKind::FloorMod, j->dtype, j, panel));
+        return make<BufferLoad>(l.dtype, nb, std::move(idx));
       }
     }
     return mapOperands(e, expr);
@@ -237,23 +302,24 @@ Result<IRModuleRef> packMatmulWeights(const IRModuleRef& mod, bool inPlace) {
     if (!prim) continue;
     PrimFuncRef changed = prim;
     for (size_t p = 0; p < sites[0].size(); ++p) {
-      const Buffer* buf = packableParam(*changed, p);
-      if (!buf) continue;
+      int dim = packableParam(*changed, p);
+      if (dim < 0) continue;
+      const Buffer& buf = *changed->bufferMap[p].second;
       bool all = true;
       for (auto& args : sites) {
         auto c = p < args.size() ? args[p].as<Constant>() : Ref<Constant>();
-        all = all && c && uses[c->data.get()] == 1 && c->data->dtype == DataType::float32() && c->data->shape.size() == 2 &&
-              c->data->shape[0] == asIntImm(buf->shape[0])->value && c->data->shape[1] == asIntImm(buf->shape[1])->value;
+        all = all && c && uses[c->data.get()] == 1 && c->data->dtype == DataType::float32() && c->data->shape.size() == buf.shape.size();
+        for (size_t d = 0; all && d < buf.shape.size(); ++d) all = c->data->shape[d] == asIntImm(buf.shape[d])->value;
       }
       if (!all) continue;
       for (auto& args : sites) {
         auto c = args[p].as<Constant>();
         BlockBuilder bb;
-        RLX_TRY(panels, packPanels(c->data, inPlace));
+        RLX_TRY(panels, packPanels(c->data, dim, inPlace));
         RLX_TRY(packed, bb.normalize(make<Constant>(panels)));
         swap[c.get()] = packed;
       }
-      changed = withPanels(*changed, p);
+      changed = withPanels(*changed, p, dim);
     }
     if (changed.get() != prim.get()) {
       auto gv = make<GlobalVar>(name);

@@ -92,26 +92,30 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   // so that its threads share out batch elements and blocks as one loop (attention's 12 heads of
   // 128x128x64 as 12 serial GEMMs each split two ways ran at half the speed of one thread).
   // A column var B reads split (B packed in panels, [j // 32, k, j % 32]) is two column dims: the
-  // panels, then the columns within one.
-  if (!a.splits.empty()) return std::nullopt;
-  std::vector<PrimExpr> colDims;
-  for (auto* v : cols) {
-    const PrimExpr& extent = pn->loopOfVar(v).extent;
-    if (const SplitVar* sv = b.splitOf(v)) {
-      auto* n = asIntImm(extent);
-      if (!n || n->value % sv->divisor != 0) return std::nullopt;
-      colDims.insert(colDims.end(), {intImm(n->value / sv->divisor), b.stride(sv->outer.get()), mul(cStride(v), intImm(sv->divisor))});
-      colDims.insert(colDims.end(), {intImm(sv->divisor), b.stride(sv->inner.get()), cStride(v)});
-    } else {
-      colDims.insert(colDims.end(), {extent, b.stride(v), cStride(v)});
+  // panels, then the columns within one; so is a row var A reads split (a weight A in panels,
+  // [i // 32, k, i % 32], which the GEMM then runs transposed: PackMatmulWeights).
+  auto dimsOf = [&](const std::vector<const PrimVar*>& vars, const Operand& o, std::vector<PrimExpr>& dims) {
+    for (auto* v : vars) {
+      const PrimExpr& extent = pn->loopOfVar(v).extent;
+      if (const SplitVar* sv = o.splitOf(v)) {
+        auto* n = asIntImm(extent);
+        if (!n || n->value % sv->divisor != 0) return false;
+        dims.insert(dims.end(), {intImm(n->value / sv->divisor), o.stride(sv->outer.get()), mul(cStride(v), intImm(sv->divisor))});
+        dims.insert(dims.end(), {intImm(sv->divisor), o.stride(sv->inner.get()), cStride(v)});
+      } else {
+        dims.insert(dims.end(), {extent, o.stride(v), cStride(v)});
+      }
     }
-  }
-  for (auto& sv : b.splits)
-    if (std::find(cols.begin(), cols.end(), sv.var) == cols.end()) return std::nullopt;
+    for (auto& sv : o.splits)
+      if (std::find(vars.begin(), vars.end(), sv.var) == vars.end()) return false;
+    return true;
+  };
+  std::vector<PrimExpr> rowDims, colDims;
+  if (!dimsOf(rows, a, rowDims) || !dimsOf(cols, b, colDims)) return std::nullopt;
   std::vector<PrimExpr> cIdx(update.indices.size(), intImm(0));
-  std::vector<PrimExpr> args = {make<BufferLoad>(c.dtype, update.buffer, std::move(cIdx)), a.first(), b.first(), intImm(int64_t(rows.size())),
+  std::vector<PrimExpr> args = {make<BufferLoad>(c.dtype, update.buffer, std::move(cIdx)), a.first(), b.first(), intImm(int64_t(rowDims.size() / 3)),
                                 intImm(int64_t(colDims.size() / 3)), intImm(int64_t(red.size())), intImm(int64_t(batch.size()))};
-  for (auto* v : rows) args.insert(args.end(), {pn->loopOfVar(v).extent, a.stride(v), cStride(v)});
+  args.insert(args.end(), rowDims.begin(), rowDims.end());
   args.insert(args.end(), colDims.begin(), colDims.end());
   for (auto* v : red) args.insert(args.end(), {pn->loopOfVar(v).extent, a.stride(v), b.stride(v)});
   for (auto* v : batch) args.insert(args.end(), {pn->loopOfVar(v).extent, a.stride(v), b.stride(v), cStride(v)});

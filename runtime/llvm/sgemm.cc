@@ -616,6 +616,16 @@ int32_t packWholeB(void* ctx, int64_t begin, int64_t end) {
   return 0;
 }
 
+// Whether an operand's offsets along its `n` rows or columns (`offsets`) and along k (`k`) are
+// panels of kNR: [n / kNR][k][kNR] (PackMatmulWeights' layout, the one packB makes).
+bool inPanels(const std::vector<int64_t>& offsets, int64_t n, const Spacing& outer, const Spacing& k) {
+  if (outer.is(1) || n % kNR != 0 || !k.is(kNR)) return false;
+  for (int64_t s = 0; s < n; s += kNR)
+    for (int64_t c = 1; c < kNR; ++c)
+      if (offsets[size_t(s + c)] != offsets[size_t(s)] + c) return false;
+  return true;
+}
+
 // The layout facts the blocking decisions read, from the offset tables.
 void classify(Gemm& g) {
   g.cUnit = g.nCs.is(1);
@@ -624,17 +634,8 @@ void classify(Gemm& g) {
   g.kBUnit = g.kBs.is(1);
   g.ldb = g.k > 1 ? g.kB[1] - g.kB[0] : 0;
   g.bRows = g.nBUnit && g.kBs.is(g.ldb);
-  g.bPanels = false;
-  if (!g.nBUnit && g.n % kNR == 0 && g.kBs.is(kNR)) {
-    g.bPanels = true;
-    for (int64_t s = 0; s < g.n && g.bPanels; s += kNR)
-      for (int64_t c = 1; c < kNR; ++c)
-        if (g.nB[size_t(s + c)] != g.nB[size_t(s)] + c) {
-          g.bPanels = false;
-          break;
-        }
-    if (g.bPanels) g.ldb = kNR;
-  }
+  g.bPanels = inPanels(g.nB, g.n, g.nBs, g.kBs);
+  if (g.bPanels) g.ldb = kNR;
 }
 
 // C^T = B^T A^T: the same GEMM with the operands' roles exchanged.
@@ -705,6 +706,11 @@ int32_t run(Gemm& g, const int64_t* desc) {
   // 9.4 MB of weights per call to gather 0.9 MB (1 thread: ResNet-18 38.6 -> 24.2 ms, ResNet-50
   // 82 -> 68 ms; transposing only past N >= 2M or 4M, or never, measured the same or slower).
   if (g.m > 1 && !g.nBUnit && !g.kBUnit && !g.bPanels && (g.kAUnit || g.mAs.is(1)) && g.n >= g.m) transpose(g);
+  // A weight stored in panels of its rows (PackMatmulWeights stores a 1x1 convolution's so when its
+  // images are small): transposed, it is B in the panels the tiles stream, the vectors along its
+  // output channels instead of a 7x7 image's 49 pixels (64 lanes computed for them), and a
+  // squeeze-excitation's one pixel makes the GEMV.
+  else if (!g.bPanels && inPanels(g.mA, g.m, g.mAs, g.kAs)) transpose(g);
   // With few rows each B element is used by few micro-tiles: reading B in place beats copying it.
   // So it does for up to a few hundred rows when B's rows are under a page apart (the hardware
   // prefetchers follow the stride within a page) and B is at most twice the L2 (1 thread, best of

@@ -318,3 +318,36 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
   auto fs = lower("x: " + T("(1, 5, 12, 12)"), "            gv = R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])\n");
   for (auto& f : fs) CHECK(agreeSums(f, argsFor(*f, 1, 10)) == "");
 }
+
+TEST_CASE("llvm gemm: 1x1 convolutions over small images with their weights in panels run transposed and agree", "[llvm][gemm]") {
+  // PackMatmulWeights stores a constant 1x1 weight [O, I, 1, 1] as [O / 32][I][1][1][32] when the
+  // image has under 256 pixels; rlx_sgemm then runs the GEMM transposed (vectors along the output
+  // channels, the tile's pixels stored through a register transpose). A squeeze-excitation's one
+  // pixel is a GEMV over the panels; two images make the pixels non-consecutive at the seam.
+  auto weight = [](int64_t o, int64_t i) {
+    std::string s = "R.const([";
+    for (int64_t a = 0; a < o; ++a) {
+      s += a ? ", [" : "[";
+      for (int64_t b = 0; b < i; ++b) s += (b ? ", [[" : "[[") + std::to_string(double((a * 7 + b * 3) % 11) / 8 - 0.6) + "]]";
+      s += "]";
+    }
+    return s + "], \"float32\")";
+  };
+  struct S {
+    int64_t n, o, i, h;
+  };
+  for (S s : {S{1, 64, 24, 7}, S{1, 96, 40, 1}, S{2, 32, 17, 5}, S{1, 64, 8, 14}}) {
+    std::string x = "(" + std::to_string(s.n) + ", " + std::to_string(s.i) + ", " + std::to_string(s.h) + ", " + std::to_string(s.h) + ")";
+    std::string bias = "(1, " + std::to_string(s.o) + ", 1, 1)";
+    auto fs = lower("x: " + T(x) + ", b: " + T(bias),
+                    "            cv = R.nn.conv2d(x, " + weight(s.o, s.i) + ")\n            ad = R.add(cv, b)\n            gv = R.nn.relu(ad)\n",
+                    "LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR,PackMatmulWeights");
+    INFO(x << " -> " << s.o);
+    REQUIRE(fs.size() == 1);
+    bool packed = false;
+    for (auto& [param, buf] : fs[0]->bufferMap) packed |= buf->shape.size() == 5;
+    CHECK(packed);
+    CHECK(usesGemm(fs[0]));
+    CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, uint32_t(s.o + s.h))) == "");
+  }
+}
