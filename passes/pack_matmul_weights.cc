@@ -3,9 +3,9 @@
 // rlx_sgemm packs B into on every call, and the kernels read W'[j // 32, k, j % 32]. Why: the GEMM
 // then streams each panel in place; packing a 768 x 3072 weight every call was a fifth of a ViT
 // layer's GEMM, waiting on rows 12 KB apart. A weight read as the A of a GEMM with few columns (a 1x1
-// convolution's [O, I, 1, 1] over images of under 256 pixels) is stored so too, along its output
-// channels ([O / 32][I][1][1][32], read W'[o // 32, i, 0, 0, o % 32]): the GEMM then runs
-// transposed, its vectors along the channels (sgemm.cc). rlx's CPU build runs it after FuseTIR
+// or strided convolution's [O, I, kh, kw] over outputs of under 256 pixels) is stored so too, along
+// its output channels ([O / 32][I][kh][kw][32], read W'[o // 32, i, ry, rx, o % 32]): the GEMM then
+// runs transposed, its vectors along the channels, the weight never packed per call (sgemm.cc). rlx's CPU build runs it after FuseTIR
 // (`rlx run`); TVM has no counterpart (its MetaSchedule rewrites layouts of "layout free" buffers
 // the same way). Every call of the kernel must pass such a constant at that position, each used
 // nowhere else, so that no copy of a weight is kept; the panel dim must be a multiple of 32.
@@ -75,11 +75,25 @@ struct PanelUse {
 // 14 x 14, and for a squeeze-excitation's single pixel (a GEMV of one lane in sixteen otherwise).
 constexpr int64_t kTransposedColumns = 256;
 
+// Whether `e` scales a var by a constant above 1 (a strided convolution's input index, y * 2 + ry):
+// such a window has no Winograd form, which a 3 x 3 stride-1 one keeps by its weight staying as it is.
+bool strided(const PrimExpr& e) {
+  if (!e) return false;
+  if (e->kind() == NodeKind::Mul) {
+    auto& m = static_cast<const PrimBinary&>(*e);
+    for (auto [x, c] : {std::pair{m.a, m.b}, std::pair{m.b, m.a}})
+      if (varOf(x) && asIntImm(c) && asIntImm(c)->value > 1) return true;
+  }
+  bool found = false;
+  forEachOperand(e, [&](const PrimExpr& x) { found = found || strided(x); });
+  return found;
+}
+
 // How block b reads `buf`: its body C[I] = C[I] + X * Y (with an init), one of X, Y buf[..] whose
 // indices are one output var o (a spatial iter var C is indexed by, the other operand never) and
 // otherwise distinct reduction vars. o must be C's last index (buf is the GEMM's B: a matmul's
-// weight), or (buf the GEMM's A: a 1x1 convolution's weight, its other dims of extent 1 bar one) an
-// index of C with fewer than kTransposedColumns elements after it.
+// weight), or (buf the GEMM's A: a 1x1 or strided convolution's weight) an index of C with fewer than
+// kTransposedColumns elements after it.
 PanelUse panelUse(const TirBlock& b, const Buffer* buf) {
   PanelUse none;
   if (!b.init || !b.body || b.body->kind() != NodeKind::BufferStore) return none;
@@ -129,7 +143,7 @@ PanelUse panelUse(const TirBlock& b, const Buffer* buf) {
       auto* extent = asIntImm(st.buffer->shape[d]);
       columns = extent ? columns * extent->value : kTransposedColumns;
     }
-    if (wide <= 1 && columns < kTransposedColumns) return {dim};
+    if ((wide <= 1 || strided(other)) && columns < kTransposedColumns) return {dim};
   }
   return none;
 }

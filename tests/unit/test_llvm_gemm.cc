@@ -351,3 +351,38 @@ TEST_CASE("llvm gemm: 1x1 convolutions over small images with their weights in p
     CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, uint32_t(s.o + s.h))) == "");
   }
 }
+
+TEST_CASE("llvm gemm: strided 3x3 convolutions over small outputs take panel weights; stride 1 keeps its layout", "[llvm][gemm]") {
+  // A strided window has no Winograd form: its constant weight goes into panels like a 1x1 one's
+  // (implicit GEMM, the input gathered as the transposed GEMM's A). A stride-1 3x3 weight stays as
+  // it is, for Winograd.
+  auto weight = [](int64_t o, int64_t i) {
+    std::string s = "R.const([";
+    for (int64_t a = 0; a < o; ++a) {
+      s += a ? ", [" : "[";
+      for (int64_t b = 0; b < i; ++b) {
+        s += b ? ", [" : "[";
+        for (int64_t y = 0; y < 3; ++y) {
+          s += y ? ", [" : "[";
+          for (int64_t x = 0; x < 3; ++x) s += (x ? ", " : "") + std::to_string(double((a * 5 + b * 3 + y * 2 + x) % 13) / 10 - 0.6);
+          s += "]";
+        }
+        s += "]";
+      }
+      s += "]";
+    }
+    return s + "], \"float32\")";
+  };
+  for (int stride : {2, 1}) {
+    auto fs = lower("x: " + T("(1, 6, 14, 14)"),
+                    "            gv = R.nn.conv2d(x, " + weight(64, 6) + ", strides=[" + std::to_string(stride) + ", " + std::to_string(stride) + "], padding=[1, 1, 1, 1])\n",
+                    "LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR,PackMatmulWeights");
+    INFO("stride " << stride);
+    REQUIRE(fs.size() == 1);
+    bool packed = false;
+    for (auto& [param, buf] : fs[0]->bufferMap) packed |= buf->shape.size() == 5;
+    CHECK(packed == (stride == 2));
+    CHECK(usesGemm(fs[0]));
+    CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, uint32_t(stride))) == "");
+  }
+}
