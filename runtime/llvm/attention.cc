@@ -8,6 +8,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/thread_pool.h"
@@ -26,10 +27,6 @@ struct Problem {
   int64_t m, n, d, e;
   int64_t rows, blocks;  // query rows per block, blocks per batch element
 };
-
-__attribute__((target("avx512f"), always_inline)) inline __mmask16 lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
-}
 
 // exp(x) as the JIT computes it (intrin.cc's expFloat behind expNormalRange): n = round(x / ln 2),
 // the remainder against ln 2 in two parts, a degree-7 Taylor polynomial, scaled by 2^n (vscalefps:
@@ -60,7 +57,7 @@ __attribute__((target("avx512f,fma"))) void softmaxRow(float* x, int64_t n) {
   // sum and so every output of the row NaN, as the stage kernel's NaN-propagating max does.
   __m512 mx = _mm512_set1_ps(-FLT_MAX);
   for (int64_t j = 0; j < n; j += 16) {
-    __mmask16 m = lanes(n - j);
+    __mmask16 m = firstLanes(n - j);
     mx = _mm512_mask_max_ps(mx, m, mx, _mm512_maskz_loadu_ps(m, x + j));
   }
   __m512 rowMax = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
@@ -74,12 +71,12 @@ __attribute__((target("avx512f,fma"))) void softmaxRow(float* x, int64_t n) {
     s2 = _mm512_add_ps(s2, expAt(x, rowMax, j + 32, 0xFFFF));
     s3 = _mm512_add_ps(s3, expAt(x, rowMax, j + 48, 0xFFFF));
   }
-  for (; j < n; j += 16) s0 = _mm512_add_ps(s0, expAt(x, rowMax, j, lanes(n - j)));
+  for (; j < n; j += 16) s0 = _mm512_add_ps(s0, expAt(x, rowMax, j, firstLanes(n - j)));
   __m512 sum[4] = {s0, s1, s2, s3};
   float total = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(sum[0], sum[1]), _mm512_add_ps(sum[2], sum[3])));
   __m512 inverse = _mm512_set1_ps(1.0f / total);
   for (int64_t j = 0; j < n; j += 16) {
-    __mmask16 m = lanes(n - j);
+    __mmask16 m = firstLanes(n - j);
     _mm512_mask_storeu_ps(x + j, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + j), inverse));
   }
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/llvm/gemm_offsets.h"
+#include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/thread_pool.h"
 #include "runtime/llvm/transpose_tile.h"
@@ -22,6 +23,8 @@
 
 using rlx::offsets;
 using rlx::Spacing;
+
+using rlx::firstLanes;
 
 namespace {
 
@@ -234,7 +237,6 @@ struct PanelPrefetch {
   }
 };
 
-__mmask16 maskOf(int64_t lanes) { return lanes >= 16 ? __mmask16(0xFFFF) : lanes <= 0 ? __mmask16(0) : __mmask16((1u << lanes) - 1); }
 
 // One micro-tile: rows[0..R)[0..nr) of C (accumulating into C's values when `load`) += A's R rows x
 // B's micro-panel over kc k steps. A comes packed (ap: kMR floats per k step) or, when ap is null,
@@ -328,7 +330,7 @@ __attribute__((target("avx512f"), always_inline)) inline void storeColumns(const
 template <int R, bool kTwo, bool kAPacked>
 __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& pf) {
   __m512 acc0[R], acc1[R];
-  __mmask16 cm0 = maskOf(t.nr), cm1 = maskOf(t.nr - 16);
+  __mmask16 cm0 = firstLanes(t.nr), cm1 = firstLanes(t.nr - 16);
   alignas(64) float tile[R][kNR];
   if (t.load && t.cols)
     for (int r = 0; r < R; ++r)
@@ -459,7 +461,7 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, const Oper
     int64_t w = std::min(kGW, j1 - j);
     __mmask16 mask[kGV];
     __m512 acc[kGV];
-    for (int64_t v = 0; v < kGV; ++v) mask[v] = maskOf(w - 16 * v), acc[v] = _mm512_setzero_ps();
+    for (int64_t v = 0; v < kGV; ++v) mask[v] = firstLanes(w - 16 * v), acc[v] = _mm512_setzero_ps();
     for (int64_t pc = 0; pc < g.k; pc += kKC) {
       int64_t kc = std::min(kKC, g.k - pc);
       if (g.bPanels) {
@@ -546,7 +548,7 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
           int64_t nr = std::min(kNR, nc - jr), j = jc + jr;
           t.bp = g.packedB ? g.packedB + pc * g.nPadded + j * kc : g.packB ? bp + jr * kc : o.b + g.kB[size_t(pc)] + g.nB[size_t(j)];
           t.ldb = g.packB ? kNR : g.ldb;
-          t.bm0 = g.packB ? __mmask16(0xFFFF) : maskOf(nr), t.bm1 = g.packB ? __mmask16(0xFFFF) : maskOf(nr - 16);
+          t.bm0 = g.packB ? __mmask16(0xFFFF) : firstLanes(nr), t.bm1 = g.packB ? __mmask16(0xFFFF) : firstLanes(nr - 16);
           t.cols = g.cUnit ? nullptr : g.nC.data() + j, t.nr = nr;
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             int64_t mr = std::min(kMR, mc - ir);

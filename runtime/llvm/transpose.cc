@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/thread_pool.h"
 #include "runtime/llvm/transpose_tile.h"
+
+using rlx::firstLanes;
 
 namespace {
 
@@ -35,13 +38,12 @@ struct Transpose {
   }
 };
 
-__mmask16 lanes(int64_t n) { return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1); }
 
 // Columns [b0, b0 + 16) of the (a, b) plane at offsets (d, s): eight a's at a time, each loaded as
 // 16 contiguous b's from src and stored as 8 contiguous a's per b into dst.
 __attribute__((target("avx512f,avx512dq,avx512vl"))) void tileRow(const Transpose& t, int64_t d, int64_t s, int64_t b0) {
   int64_t nb = std::min<int64_t>(16, t.b.extent - b0);
-  __mmask16 loadMask = lanes(nb);
+  __mmask16 loadMask = firstLanes(nb);
   for (int64_t a0 = 0; a0 < t.a.extent; a0 += 8) {
     int64_t na = std::min<int64_t>(8, t.a.extent - a0);
     __m512 row[8], col[8];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/llvm/gemm_offsets.h"
+#include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/thread_pool.h"
@@ -77,11 +78,6 @@ bool parse(const int64_t* desc, Window& w) {
   return true;
 }
 
-// Lanes l < n of 16 consecutive output columns.
-__attribute__((target("avx512f"), always_inline)) inline __mmask16 lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
-}
-
 // The inputs of 16 output columns at p (columns bX apart): contiguous, every second of 32, or gathered.
 enum class Columns { Unit, Two, Gather };
 
@@ -129,7 +125,7 @@ __attribute__((target("avx512f"), always_inline)) inline __mmask16 insideColumns
   else if constexpr (kCols == Columns::Two) first = c >= 0 ? 0 : (1 - c) >> 1, last = (cols - 1 - c) >> 1;
   else first = c >= 0 ? 0 : (sx - 1 - c) / sx, last = (cols - 1 - c) / sx;
   if (first > 15 || last < first) return 0;
-  return __mmask16(lanes(std::min<int64_t>(last, 15) + 1) & ~lanes(first));
+  return __mmask16(firstLanes(std::min<int64_t>(last, 15) + 1) & ~firstLanes(first));
 }
 
 // Output rows [y0, y0 + R) x columns [x0, x0 + 16) of one plane. kEdge: some tap reads outside a
@@ -196,7 +192,7 @@ __attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const Re
   // them) instead of down a 16-column strip a row pitch at a time.
   for (int64_t y0 = 0; y0 < w.height; y0 += kRows) {
     for (int64_t x0 = 0; x0 < w.width; x0 += 16) {
-      __mmask16 m = lanes(w.width - x0);
+      __mmask16 m = firstLanes(w.width - x0);
       int64_t n = std::min<int64_t>(16, w.width - x0);
       bool insideCols = !in.padded || (in.x0 + x0 * in.sx + w.minTapCol >= 0 && in.x0 + (x0 + n - 1) * in.sx + w.maxTapCol < in.cols);
       rowBlock<kCols>(w, in, a, c, y0, std::min<int64_t>(kRows, w.height - y0), x0, m, insideCols, gatherB, scatterC);
@@ -227,7 +223,7 @@ __attribute__((target("avx512f"))) void copyPlane(const Window& w, int64_t index
     const float* from = src + r * w.cols;
     float* to = buf + (r + w.top) * w.paddedCols + w.left;
     for (int64_t x = 0; x < w.cols; x += 16) {
-      __mmask16 m = lanes(w.cols - x);
+      __mmask16 m = firstLanes(w.cols - x);
       _mm512_mask_storeu_ps(to + x, m, _mm512_maskz_loadu_ps(m, from + x));
     }
   }

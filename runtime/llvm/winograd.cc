@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/thread_pool.h"
 
@@ -158,9 +159,6 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void outputTransfor
   y[3] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.f), d34, d12), m[5]);
 }
 
-__attribute__((target("avx512f"), always_inline)) inline __mmask16 firstLanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
-}
 
 // The 64-bit pairs of a and b interleaved (low or high pair of each 128-bit lane).
 __attribute__((target("avx512f"), always_inline)) inline __m512 lo(__m512 a, __m512 b) {
