@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <iterator>
 
+#include "runtime/llvm/exp_float.h"
 #include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/sgemm.h"
@@ -28,17 +30,19 @@ struct Problem {
   int64_t rows, blocks;  // query rows per block, blocks per batch element
 };
 
-// exp(x) as the JIT computes it (intrin.cc's expFloat behind expNormalRange): n = round(x / ln 2),
-// the remainder against ln 2 in two parts, a degree-7 Taylor polynomial, scaled by 2^n (vscalefps:
-// the same exact scaling as the JIT's exponent arithmetic, in one instruction); below ln(smallest
-// normal) 0, above ln(largest float) infinity, NaN kept.
+// exp(x) as the JIT computes it (intrin.cc's expFloat behind expNormalRange, exp_float.h): n =
+// round(x / ln 2), the remainder against ln 2 in two parts, the Taylor polynomial, scaled by 2^n
+// (vscalefps: the same exact scaling as the JIT's exponent arithmetic, in one instruction); below
+// ln(smallest normal) 0, above ln(largest float) infinity, NaN kept.
 __attribute__((target("avx512f,fma"), always_inline)) inline __m512 exp16(__m512 x) {
-  __mmask16 below = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.33654f), _CMP_LT_OQ), above = _mm512_cmp_ps_mask(x, _mm512_set1_ps(88.72283f), _CMP_GT_OQ);
-  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.4426950408889634f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693145751953125f), x);
-  r = _mm512_fmadd_ps(n, _mm512_set1_ps(-1.428606765330187e-06f), r);
-  __m512 p = _mm512_set1_ps(float(1.0 / 5040));
-  for (float c : {float(1.0 / 720), float(1.0 / 120), float(1.0 / 24), float(1.0 / 6), 0.5f, 1.0f, 1.0f}) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+  using namespace exp_float;
+  auto c = [](double v) { return float(v); };
+  __mmask16 below = _mm512_cmp_ps_mask(x, _mm512_set1_ps(c(kLowest)), _CMP_LT_OQ), above = _mm512_cmp_ps_mask(x, _mm512_set1_ps(c(kHighest)), _CMP_GT_OQ);
+  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(c(kLog2e))), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(c(-kLn2High)), x);
+  r = _mm512_fmadd_ps(n, _mm512_set1_ps(c(-kLn2Low)), r);
+  __m512 p = _mm512_set1_ps(c(kTaylor[0]));
+  for (size_t i = 1; i < std::size(kTaylor); ++i) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c(kTaylor[i])));
   __m512 out = _mm512_scalef_ps(p, n);
   out = _mm512_mask_mov_ps(out, below, _mm512_setzero_ps());
   return _mm512_mask_mov_ps(out, above, _mm512_set1_ps(INFINITY));
@@ -72,8 +76,7 @@ __attribute__((target("avx512f,fma"))) void softmaxRow(float* x, int64_t n) {
     s3 = _mm512_add_ps(s3, expAt(x, rowMax, j + 48, 0xFFFF));
   }
   for (; j < n; j += 16) s0 = _mm512_add_ps(s0, expAt(x, rowMax, j, firstLanes(n - j)));
-  __m512 sum[4] = {s0, s1, s2, s3};
-  float total = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(sum[0], sum[1]), _mm512_add_ps(sum[2], sum[3])));
+  float total = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
   __m512 inverse = _mm512_set1_ps(1.0f / total);
   for (int64_t j = 0; j < n; j += 16) {
     __mmask16 m = firstLanes(n - j);

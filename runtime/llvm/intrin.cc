@@ -1,10 +1,12 @@
 // LLVM codegen, TIR intrinsics: math (libm or LLVM intrinsics in the dtype's precision), float
 // predicates, bitwise operations and reinterpret, matching the interpreter's tir_eval_intrin.cc.
+#include <iterator>
 #include <set>
 
 #include <llvm/IR/Intrinsics.h>
 
 #include "runtime/llvm/codegen.h"
+#include "runtime/llvm/exp_float.h"
 
 namespace rlx::codegen {
 
@@ -58,11 +60,11 @@ llvm::Value* expFloat(Codegen& cg, llvm::Value* x) {
   llvm::Type* ty = x->getType();
   auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
   auto fma = [&](llvm::Value* m, llvm::Value* a, llvm::Value* add) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {ty}, {m, a, add}); };
-  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, c(1.4426950408889634)));
-  llvm::Value* r = fma(n, c(-0.693145751953125), x);  // ln2's high part: exact in float times any n here
-  r = fma(n, c(-1.428606765330187e-06), r);             // and the rest of ln2
-  llvm::Value* p = c(1.0 / 5040);
-  for (double k : {1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0}) p = fma(p, r, c(k));
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, c(exp_float::kLog2e)));
+  llvm::Value* r = fma(n, c(-exp_float::kLn2High), x);
+  r = fma(n, c(-exp_float::kLn2Low), r);
+  llvm::Value* p = c(exp_float::kTaylor[0]);
+  for (size_t i = 1; i < std::size(exp_float::kTaylor); ++i) p = fma(p, r, c(exp_float::kTaylor[i]));
   llvm::Type* i32 = b.getInt32Ty();
   llvm::Value* ni = b.CreateFPToSI(n, i32);
   llvm::Value* top = b.CreateICmpSGT(ni, b.getInt32(127));
@@ -80,7 +82,7 @@ llvm::Value* expNormalRange(Codegen& cg, llvm::Value* x) {
   llvm::IRBuilder<>& b = cg.b;
   llvm::Type* ty = x->getType();
   bool single = ty->isFloatTy();
-  auto lo = llvm::ConstantFP::get(ty, single ? -87.33654 : -708.3964), hi = llvm::ConstantFP::get(ty, single ? 88.72283 : 709.7827);
+  auto lo = llvm::ConstantFP::get(ty, single ? exp_float::kLowest : -708.3964), hi = llvm::ConstantFP::get(ty, single ? exp_float::kHighest : 709.7827);
   llvm::Value *below = b.CreateFCmpOLT(x, lo), *above = b.CreateFCmpOGT(x, hi);
   llvm::Value* inRange = b.CreateSelect(below, lo, b.CreateSelect(above, hi, x));
   llvm::Value* e = single ? expFloat(cg, inRange) : cg.callMath("exp", ty, {inRange});
