@@ -19,15 +19,12 @@
 #include "passes/legalize/legalize.h"
 #include "passes/op_builder.h"
 #include "passes/registry.h"
+#include "passes/softmax_attention_kernel.h"
 #include "passes/remove_all_unused.h"
 
 namespace rlx {
 
 namespace {
-
-// The func attr naming what the kernel computes, which the CPU schedule looks for.
-constexpr const char* kKernelAttr = "rlx.kernel";
-constexpr const char* kKernelName = "softmax_attention";
 
 // The static shape of a float32 tensor expression, else nullopt.
 std::optional<std::vector<int64_t>> float32Shape(const Expr& e) {
@@ -102,27 +99,19 @@ class AttentionFuser : public BindingRewriter {
     te::Tensor out = product(ctx.kb, probabilities, *vt);
     PrimFuncRef kernel = ctx.kb.build(ctx.inputs, {out});
     AttrsRef attrs = withDictAttr(kernel->attrs, "op_pattern", AttrValue::integer(8));  // opaque: FuseOps leaves it alone
-    attrs = withDictAttr(attrs, kKernelAttr, AttrValue::str(kKernelName));
+    attrs = withDictAttr(attrs, kKernelAttr, AttrValue::str(kSoftmaxAttention));
     kernel = withPrimFuncAttrs(*kernel, attrs);
     PyValue outSInfo;
     outSInfo.kind = PyValue::SInfo;
     outSInfo.sinfo = second.sinfo;
-    return build::call("call_tir", {build::e(kernels_.add(mod_, kernel, kKernelName)), build::e(make<Tuple>(ctx.tirArgs))}, {{"out_sinfo", outSInfo}});
+    return build::call("call_tir", {build::e(kernels_.add(mod_, kernel, kSoftmaxAttention)), build::e(make<Tuple>(ctx.tirArgs))}, {{"out_sinfo", outSInfo}});
   }
 
-  // a @ b over their last two axes, batch dims equal: the matmul stage as LegalizeOps builds it.
+  // a @ b over their last two axes (batch dims equal): the stage LegalizeOps builds for R.matmul.
   static te::Tensor product(te::KernelBuilder& kb, const te::Tensor& a, const te::Tensor& b) {
-    size_t r = a.ndim();
     std::vector<PrimExpr> shape(a.shape().begin(), a.shape().end() - 1);
     shape.push_back(b.shape().back());
-    auto k = kb.reduceAxis(a.shape().back(), "k");
-    return kb.reduce("matmul", shape, DataType::float32(), {k}, te::Combiner::Sum, [&](const te::Indices& i, const te::Indices& red) {
-      te::Indices ai(i.begin(), i.end() - 1), bi(i.begin(), i.end() - 2);
-      ai.push_back(red[0]);
-      bi.push_back(red[0]);
-      bi.push_back(i[r - 1]);
-      return te::bin(NodeKind::Mul, a(ai), b(bi));
-    });
+    return legalize::matmulStage(kb, a, b, shape, DataType::float32());
   }
 
   IRModuleRef& mod_;

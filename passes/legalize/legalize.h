@@ -101,6 +101,9 @@ te::Tensor padStage(te::KernelBuilder& kb, const te::Tensor& x, const std::vecto
                     const std::string& name, const te::LoopNames& loops);
 // topi's softmax (T_softmax_maxelem / _exp / _expsum / _norm) or log_softmax along `axis`.
 te::Tensor softmaxStages(te::KernelBuilder& kb, const te::Tensor& x, int64_t axis, bool log);
+// topi's matmul of a by b (each at least 1-D) into `out` (the result's shape) of dtype t: one
+// "matmul" reduction, batch dims broadcast numpy-style, a 1-D operand's dim dropped.
+te::Tensor matmulStage(te::KernelBuilder& kb, const te::Tensor& a, const te::Tensor& b, const std::vector<PrimExpr>& out, DataType t);
 // Folding floordiv of an index by a positive constant (x // 1 is x).
 PrimExpr idxFloorDiv(const PrimExpr& a, int64_t c);
 

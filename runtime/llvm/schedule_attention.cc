@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ir/arith.h"
+#include "passes/softmax_attention_kernel.h"
 #include "runtime/llvm/tir_copy.h"
 
 namespace rlx {
@@ -27,8 +28,8 @@ std::optional<std::vector<int64_t>> constFloatShape(const Buffer& b) {
 PrimFuncRef lowerSoftmaxAttention(const PrimFuncRef& func) {
   static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
   if (!avx512) return nullptr;  // the runtime kernel's softmax is AVX-512 code
-  const Attr* kernel = func->attrs ? func->attrs->find("rlx.kernel") : nullptr;
-  if (!kernel || !*kernel || (*kernel)->kind != AttrValue::Str || (*kernel)->s != "softmax_attention" || func->bufferMap.size() != 4) return nullptr;
+  const Attr* kernel = func->attrs ? func->attrs->find(kKernelAttr) : nullptr;
+  if (!kernel || !*kernel || (*kernel)->kind != AttrValue::Str || (*kernel)->s != kSoftmaxAttention || func->bufferMap.size() != 4) return nullptr;
   std::vector<std::vector<int64_t>> shapes;
   for (auto& [param, buffer] : func->bufferMap) {
     auto shape = constFloatShape(*buffer);
