@@ -363,11 +363,9 @@ __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& 
   else
     kLoop<R, kTwo, true>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aAt, pf);
   if constexpr (R == 8) {
-    if (t.cols && t.rows[1] == t.rows[0] + 1 && t.rows[2] == t.rows[0] + 2 && t.rows[3] == t.rows[0] + 3 && t.rows[4] == t.rows[0] + 4 && t.rows[5] == t.rows[0] + 5 &&
-        t.rows[6] == t.rows[0] + 6 && t.rows[7] == t.rows[0] + 7) {
-      storeColumns(acc0, acc1, t.rows[0], t.cols, kTwo ? t.nr : std::min<int64_t>(t.nr, 16));
-      return;
-    }
+    bool consecutive = t.cols != nullptr;
+    for (int r = 1; r < R && consecutive; ++r) consecutive = t.rows[r] == t.rows[0] + r;
+    if (consecutive) return storeColumns(acc0, acc1, t.rows[0], t.cols, kTwo ? t.nr : std::min<int64_t>(t.nr, 16));
   }
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
@@ -708,8 +706,8 @@ int32_t run(Gemm& g, const int64_t* desc) {
   // 9.4 MB of weights per call to gather 0.9 MB (1 thread: ResNet-18 38.6 -> 24.2 ms, ResNet-50
   // 82 -> 68 ms; transposing only past N >= 2M or 4M, or never, measured the same or slower).
   if (g.m > 1 && !g.nBUnit && !g.kBUnit && !g.bPanels && (g.kAUnit || g.mAs.is(1)) && g.n >= g.m) transpose(g);
-  // A weight stored in panels of its rows (PackMatmulWeights stores a 1x1 convolution's so when its
-  // images are small): transposed, it is B in the panels the tiles stream, the vectors along its
+  // A weight stored in panels of its rows (PackMatmulWeights stores a 1x1 or strided convolution's
+  // so when its outputs are small): transposed, it is B in the panels the tiles stream, the vectors along its
   // output channels instead of a 7x7 image's 49 pixels (64 lanes computed for them), and a
   // squeeze-excitation's one pixel makes the GEMV.
   else if (!g.bPanels && inPanels(g.mA, g.m, g.mAs, g.kAs)) transpose(g);

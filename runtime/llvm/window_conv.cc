@@ -99,8 +99,8 @@ __attribute__((target("avx512f,bmi2"), always_inline)) inline __m512 loadColumns
 // Where one plane's outputs read their inputs: output (y, x) and tap t read b[o + y * bY + x * bX +
 // tap[t]]. With `padded` set, b is a compact input plane of rows x cols inside a zero border never
 // materialized: the read is input row y0 + y * sy + tapRow[t], column x0 + x * sx + tapCol[t], and
-// zero outside the plane (each thread had padded a plane at a time into its scratch: the copies and
-// fills cost as much as the convolution of a 112 x 112 plane).
+// zero outside the plane (copying a 112 x 112 plane into a padded one cost as much as its
+// convolution; small planes are still copied, readsOf).
 struct Reads {
   const float* b = nullptr;
   int64_t o = 0, bY = 0, bX = 0;
@@ -162,29 +162,20 @@ __attribute__((target("avx512f,fma,bmi2"))) void block(const Window& w, const Re
   }
 }
 
-// Rows [y0, y0 + R) (R <= kRows) at columns x0: the in-place block when every tap reads inside.
-template <Columns kCols>
+// Rows [y0, y0 + R) (R <= N) at columns x0: the block of R rows, in place when every tap reads
+// inside the plane.
+template <int N, Columns kCols>
 __attribute__((target("avx512f,fma,bmi2"))) void rowBlock(const Window& w, const Reads& in, const float* a, float* c, int64_t y0, int64_t R, int64_t x0, __mmask16 m,
                                                        bool insideCols, __m512i gatherB, __m512i scatterC) {
-  bool inside = !in.padded || (insideCols && in.y0 + y0 * in.sy + w.minTapRow >= 0 && in.y0 + (y0 + R - 1) * in.sy + w.maxTapRow < in.rows);
-#define RLX_WINDOW_BLOCK(N)                                                                                   \
-  case N:                                                                                                     \
-    if (inside) block<N, kCols, false>(w, in, a, c, y0, x0, m, gatherB, scatterC);                             \
-    else block<N, kCols, true>(w, in, a, c, y0, x0, m, gatherB, scatterC);                                     \
-    break;
-  switch (R) {
-    RLX_WINDOW_BLOCK(4)
-    RLX_WINDOW_BLOCK(3)
-    RLX_WINDOW_BLOCK(2)
-    RLX_WINDOW_BLOCK(1)
-    default: break;
-  }
-#undef RLX_WINDOW_BLOCK
+  if constexpr (N > 1)
+    if (R < N) return rowBlock<N - 1, kCols>(w, in, a, c, y0, R, x0, m, insideCols, gatherB, scatterC);
+  bool inside = !in.padded || (insideCols && in.y0 + y0 * in.sy + w.minTapRow >= 0 && in.y0 + (y0 + N - 1) * in.sy + w.maxTapRow < in.rows);
+  if (inside) block<N, kCols, false>(w, in, a, c, y0, x0, m, gatherB, scatterC);
+  else block<N, kCols, true>(w, in, a, c, y0, x0, m, gatherB, scatterC);
 }
 
 template <Columns kCols>
 __attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const Reads& in, const float* a, float* c) {
-  static_assert(kRows == 4, "rowBlock instantiates blocks of up to four rows");
   const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i gatherB = _mm512_mullo_epi32(lane, _mm512_set1_epi32(int32_t(in.bX)));
   const __m512i scatterC = _mm512_mullo_epi32(lane, _mm512_set1_epi32(int32_t(w.cX)));
@@ -195,7 +186,7 @@ __attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const Re
       __mmask16 m = firstLanes(w.width - x0);
       int64_t n = std::min<int64_t>(16, w.width - x0);
       bool insideCols = !in.padded || (in.x0 + x0 * in.sx + w.minTapCol >= 0 && in.x0 + (x0 + n - 1) * in.sx + w.maxTapCol < in.cols);
-      rowBlock<kCols>(w, in, a, c, y0, std::min<int64_t>(kRows, w.height - y0), x0, m, insideCols, gatherB, scatterC);
+      rowBlock<kRows, kCols>(w, in, a, c, y0, std::min<int64_t>(kRows, w.height - y0), x0, m, insideCols, gatherB, scatterC);
     }
   }
 }
