@@ -63,12 +63,6 @@ int loadsOf(const PrimExpr& e, const Buffer* buf) {
   return n;
 }
 
-// A weight's place in a GEMM block: the dim of the weight that the GEMM's output var indexes (its
-// other dims are summed over). -1: not such a use.
-struct PanelUse {
-  int dim = -1;
-};
-
 // Below this many output elements per output channel (C's extent after the channel dim: an image's
 // pixels) a weight the GEMM reads as A is stored in panels too, so that the GEMM runs transposed,
 // its vectors along the channels: at 7 x 7 (49 pixels, two slivers of 32 computing 64 lanes) and
@@ -89,20 +83,19 @@ bool strided(const PrimExpr& e) {
   return found;
 }
 
-// How block b reads `buf`: its body C[I] = C[I] + X * Y (with an init), one of X, Y buf[..] whose
+// The dim of `buf` that block b's GEMM output var indexes (-1: b does not read buf so): b's body C[I] = C[I] + X * Y (with an init), one of X, Y buf[..] whose
 // indices are one output var o (a spatial iter var C is indexed by, the other operand never) and
 // otherwise distinct reduction vars. o must be C's last index (buf is the GEMM's B: a matmul's
 // weight), or (buf the GEMM's A: a 1x1 or strided convolution's weight) an index of C with fewer than
 // kTransposedColumns elements after it.
-PanelUse panelUse(const TirBlock& b, const Buffer* buf) {
-  PanelUse none;
-  if (!b.init || !b.body || b.body->kind() != NodeKind::BufferStore) return none;
+int panelDim(const TirBlock& b, const Buffer* buf) {
+  if (!b.init || !b.body || b.body->kind() != NodeKind::BufferStore) return -1;
   auto& st = static_cast<const BufferStore&>(*b.body);
-  if (st.indices.empty() || !st.value || st.value->kind() != NodeKind::Add) return none;
+  if (st.indices.empty() || !st.value || st.value->kind() != NodeKind::Add) return -1;
   auto& sum = static_cast<const PrimBinary&>(*st.value);
   auto isC = [&](const PrimExpr& e) { return e->kind() == NodeKind::BufferLoad && static_cast<const BufferLoad&>(*e).buffer.get() == st.buffer.get(); };
   const PrimExpr& product = isC(sum.a) ? sum.b : isC(sum.b) ? sum.a : PrimExpr();
-  if (!product || product->kind() != NodeKind::Mul) return none;
+  if (!product || product->kind() != NodeKind::Mul) return -1;
   auto& mul = static_cast<const PrimBinary&>(*product);
   auto kindOf = [&](const PrimVar* v) -> int {
     for (auto& iv : b.iterVars)
@@ -137,15 +130,15 @@ PanelUse panelUse(const TirBlock& b, const Buffer* buf) {
     for (size_t d = 0; d < st.indices.size(); ++d)
       if (varOf(st.indices[d]) == o) at = d;
     if (at == st.indices.size()) continue;
-    if (at + 1 == st.indices.size()) return {dim};
+    if (at + 1 == st.indices.size()) return dim;
     int64_t columns = 1;
-    for (size_t d = at + 1; d < st.indices.size(); ++d) {
+    for (size_t d = at + 1; d < st.indices.size() && columns < kTransposedColumns; ++d) {
       auto* extent = asIntImm(st.buffer->shape[d]);
-      columns = extent ? columns * extent->value : kTransposedColumns;
+      columns = extent ? columns * extent->value : kTransposedColumns;  // symbolic: not few
     }
-    if ((wide <= 1 || strided(other)) && columns < kTransposedColumns) return {dim};
+    if ((wide <= 1 || strided(other)) && columns < kTransposedColumns) return dim;
   }
-  return none;
+  return -1;
 }
 
 // The dim of PrimFunc param `p`'s buffer that the kernel's GEMMs index by their output var, when
@@ -166,10 +159,9 @@ int packableParam(const PrimFunc& f, size_t p) {
   };
   count.stmt(f.body);
   forEachBlock(f.body, [&](const TirBlock& b) {
-    PanelUse u = panelUse(b, buf);
-    if (u.dim >= 0) {
-      other |= dim >= 0 && dim != u.dim;
-      dim = u.dim, uses += loadsOf(static_cast<const BufferStore&>(*b.body).value, buf);
+    if (int d = panelDim(b, buf); d >= 0) {
+      other |= dim >= 0 && dim != d;
+      dim = d, uses += loadsOf(static_cast<const BufferStore&>(*b.body).value, buf);
     }
     for (auto& m : b.matchBuffers) other |= m.source.buffer.get() == buf;
     if (b.body && b.body->kind() == NodeKind::BufferStore) other |= static_cast<const BufferStore&>(*b.body).buffer.get() == buf;
