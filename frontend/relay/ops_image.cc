@@ -71,16 +71,23 @@ static RExpr resizeCall(OpCtx& c, const RExpr& x, std::vector<int64_t> size, std
                  {"out_dtype", s(outDType(c))}});
 }
 
-// image.resize2d(x, size, roi, layout, method, ...): Relax's op with Relay's defaults (cubic_alpha
-// -0.5, rounding "round"; an empty rounding method is TOPI's per-mode default).
-RExpr resize2d(OpCtx& c) {
+// The one input, the attributes resize2d and resize1d take, and their `size` (`dims` values, named
+// `what`) and `roi` (2 * dims values, zeros when absent).
+static std::pair<std::vector<int64_t>, std::vector<double>> resizeGeometry(OpCtx& c, size_t dims, const std::string& what) {
   c.expectArgs(1, 1);
   c.allowAttrs({"size", "roi", "layout", "method", "coordinate_transformation_mode", "rounding_method", "cubic_alpha", "cubic_exclude", "extrapolation_value", "out_dtype"});
   std::vector<int64_t> size = c.ints("size");
-  if (size.size() != 2) c.fail("size must have 2 values (height, width)");
+  if (size.size() != dims) c.fail("size must have " + std::to_string(dims) + (dims == 1 ? " value " : " values ") + what);
   std::vector<double> roi = c.floats("roi");
-  if (roi.empty()) roi = {0, 0, 0, 0};
-  if (roi.size() != 4) c.fail("roi must have 4 values");
+  if (roi.empty()) roi.assign(2 * dims, 0.0);
+  if (roi.size() != 2 * dims) c.fail("roi must have " + std::to_string(2 * dims) + " values");
+  return {size, roi};
+}
+
+// image.resize2d(x, size, roi, layout, method, ...): Relax's op with Relay's defaults (cubic_alpha
+// -0.5, rounding "round"; an empty rounding method is TOPI's per-mode default).
+RExpr resize2d(OpCtx& c) {
+  auto [size, roi] = resizeGeometry(c, 2, "(height, width)");
   return resizeCall(c, c.arg(0), size, roi, c.s("layout", "NCHW"));
 }
 
@@ -88,13 +95,7 @@ RExpr resize2d(OpCtx& c) {
 // image. Every coordinate mode maps the single output row to input row 0, where each interpolation
 // reads that row alone, so the widths are resized exactly as Relay's 1-D kernel does.
 RExpr resize1d(OpCtx& c) {
-  c.expectArgs(1, 1);
-  c.allowAttrs({"size", "roi", "layout", "method", "coordinate_transformation_mode", "rounding_method", "cubic_alpha", "cubic_exclude", "extrapolation_value", "out_dtype"});
-  std::vector<int64_t> size = c.ints("size");
-  if (size.size() != 1) c.fail("size must have 1 value (width)");
-  std::vector<double> roi = c.floats("roi");
-  if (roi.empty()) roi = {0, 0};
-  if (roi.size() != 2) c.fail("roi must have 2 values");
+  auto [size, roi] = resizeGeometry(c, 1, "(width)");
   std::string layout = c.s("layout", "NCW");
   if (layout != "NCW" && layout != "NWC") c.fail("layout \"" + layout + "\" is not supported (NCW or NWC)");
   if (c.ndim(0) != 3) c.fail("expects a 3-D input");
