@@ -1,5 +1,5 @@
-// An 8 x 16 block of 32-bit elements transposed in AVX-512 registers: packing the GEMM's A panels
-// (sgemm.cc) and the transpose kernel (transpose.cc).
+// Blocks of 32-bit elements transposed in AVX-512 registers: 8 x 16 for packing the GEMM's A panels
+// (sgemm.cc) and the transpose kernel (transpose.cc), 16 x 16 for the channel-lane window kernel.
 #pragma once
 #include <immintrin.h>
 
@@ -26,6 +26,35 @@ __attribute__((target("avx512f"), always_inline)) inline void transpose8x16(cons
     out[4 * half + 1] = _mm512_castpd_ps(_mm512_permutex2var_pd(q01Lo, quadsHi, q23Lo));
     out[4 * half + 2] = _mm512_castpd_ps(_mm512_permutex2var_pd(q01Hi, quadsLo, q23Hi));
     out[4 * half + 3] = _mm512_castpd_ps(_mm512_permutex2var_pd(q01Hi, quadsHi, q23Hi));
+  }
+}
+
+// row[r] holds elements (r, 0..15); out[j] receives column j (elements (0..15, j)). Rows are paired
+// 32 bits at a time, then 64, within each 128-bit lane; the lanes, each now four rows at one
+// column, are then gathered across registers in two rounds of 128-bit shuffles.
+__attribute__((target("avx512f"), always_inline)) inline void transpose16x16(const __m512 (&row)[16], __m512 (&out)[16]) {
+  __m512 pairs[16], quads[16];
+  for (int i = 0; i < 8; ++i) {
+    pairs[2 * i] = _mm512_unpacklo_ps(row[2 * i], row[2 * i + 1]);
+    pairs[2 * i + 1] = _mm512_unpackhi_ps(row[2 * i], row[2 * i + 1]);
+  }
+  // quads[4 * q + k]: rows 4q..4q+3 at columns k, k + 4, k + 8, k + 12 (one per 128-bit lane).
+  for (int q = 0; q < 4; ++q) {
+    __m512d lo = _mm512_castps_pd(pairs[4 * q]), hi = _mm512_castps_pd(pairs[4 * q + 1]);
+    __m512d lo2 = _mm512_castps_pd(pairs[4 * q + 2]), hi2 = _mm512_castps_pd(pairs[4 * q + 3]);
+    quads[4 * q + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo, lo2));
+    quads[4 * q + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo, lo2));
+    quads[4 * q + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi, hi2));
+    quads[4 * q + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi, hi2));
+  }
+  for (int k = 0; k < 4; ++k) {
+    // Rows 0-7 (top) and 8-15 (bottom): columns k and k + 8 (even), k + 4 and k + 12 (odd).
+    __m512 topEven = _mm512_shuffle_f32x4(quads[k], quads[4 + k], 0x88), topOdd = _mm512_shuffle_f32x4(quads[k], quads[4 + k], 0xdd);
+    __m512 botEven = _mm512_shuffle_f32x4(quads[8 + k], quads[12 + k], 0x88), botOdd = _mm512_shuffle_f32x4(quads[8 + k], quads[12 + k], 0xdd);
+    out[k] = _mm512_shuffle_f32x4(topEven, botEven, 0x88);
+    out[k + 8] = _mm512_shuffle_f32x4(topEven, botEven, 0xdd);
+    out[k + 4] = _mm512_shuffle_f32x4(topOdd, botOdd, 0x88);
+    out[k + 12] = _mm512_shuffle_f32x4(topOdd, botOdd, 0xdd);
   }
 }
 

@@ -14,6 +14,8 @@
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/thread_pool.h"
+#include "runtime/llvm/window_channels.h"
+#include "runtime/llvm/window_geometry.h"
 
 namespace rlx {
 
@@ -24,28 +26,6 @@ namespace {
 constexpr int kRows = 4;
 // The most taps a window may have (a 7x7 depthwise window is 49): beyond, the GEMM computes it.
 constexpr int64_t kMaxTaps = 64;
-
-struct Window {
-  float* c = nullptr;
-  const float* a = nullptr;
-  const float* b = nullptr;
-  int64_t height = 1, width = 1;  // the output plane (the two innermost column dims)
-  int64_t bY = 0, bX = 0, cY = 0, cX = 0;  // their strides in B and C
-  std::vector<int64_t> outerB, outerC;  // each outer column index's (an image's) offsets in B and C
-  std::vector<int64_t> tapA, tapB;      // each tap's offsets in A and B, in summation order
-  std::vector<int64_t> batchA, batchB, batchC;  // each batch element's (a channel's) offsets
-  // With padding (rlx_sgemm_padded): B is a padded input never materialized, its planes of
-  // paddedRows x paddedCols the input's planes of rows x cols at (top, left) in a zero border; each
-  // tap's offset split into its row and column of the padded plane, and its offset in an input plane.
-  const float* input = nullptr;
-  int64_t paddedRows = 0, paddedCols = 0, rows = 0, cols = 0, top = 0, left = 0;
-  std::vector<int64_t> tapRow, tapCol, tapIn;
-  int64_t minTapRow = 0, maxTapRow = 0, minTapCol = 0, maxTapCol = 0;
-  // Called on each finished plane (null: none), and the first failure it reported.
-  RlxGemmEpilogue epilogue = nullptr;
-  void* ctx = nullptr;
-  mutable std::atomic<int32_t> status{0};
-};
 
 bool parse(const int64_t* desc, Window& w) {
   int64_t nm = desc[0], nn = desc[1], nk = desc[2], nb = desc[3];
@@ -72,9 +52,9 @@ bool parse(const int64_t* desc, Window& w) {
   // Gathered (or scattered) columns index with 32-bit lane offsets.
   if ((w.bX != 1 && w.bX != 2 && 16 * std::abs(w.bX) >= (int64_t(1) << 31)) || (w.cX != 1 && 16 * std::abs(w.cX) >= (int64_t(1) << 31))) return false;
   Spacing unused[3];
-  offsets<2>(cols, outer, {&w.outerB, &w.outerC}, {&unused[0], &unused[1]});
+  offsets<2>(cols, outer, {&w.outerB, &w.outerC}, {&w.outerBs, &unused[0]});
   offsets<2>(red, nk, {&w.tapA, &w.tapB}, {&unused[0], &unused[1]});
-  offsets<3>(batch, nb, {&w.batchA, &w.batchB, &w.batchC}, {&unused[0], &unused[1], &unused[2]});
+  offsets<3>(batch, nb, {&w.batchA, &w.batchB, &w.batchC}, {&unused[0], &w.batchBs, &unused[1]});
   return true;
 }
 
@@ -319,6 +299,7 @@ extern "C" int32_t rlx_sgemm_padded_epilogue(float* c, const float* a, const flo
   w.c = c, w.a = a, w.input = input, w.epilogue = epilogue, w.ctx = ctx;
   w.paddedRows = pad[0], w.paddedCols = pad[1], w.rows = pad[2], w.cols = pad[3], w.top = pad[4], w.left = pad[5];
   if (!rlx::splitTaps(w)) return -1;
+  if (rlx::channelLanesFit(w)) return rlx::runChannelLanes(w);
   return rlx::run(w);
 }
 

@@ -315,6 +315,28 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
     CHECK(contains(*ir, "rlx_sgemm_padded_epilogue") == (__builtin_cpu_supports("avx512f") != 0));
     CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, 12)) == "");
   }
+  // Eight channels or more over small planes run 16 channels to a vector (window_channels.h): a
+  // partial last group, two images, strides 1-3, 5x5 and dilated windows, asymmetric padding, a
+  // plane in row bands (with two threads), and the bias-clip epilogue on blocks of channels.
+  for (S s : {S{"(1, 20, 7, 7)", "(20, 1, 3, 3)", "strides=[1, 1], padding=[1, 1, 1, 1], groups=20"},
+              S{"(2, 24, 14, 14)", "(24, 1, 3, 3)", "strides=[2, 2], padding=[1, 1, 1, 1], groups=24"},
+              S{"(1, 8, 13, 11)", "(8, 1, 5, 5)", "strides=[1, 1], padding=[2, 2, 2, 2], groups=8"},
+              S{"(1, 16, 12, 12)", "(16, 1, 3, 3)", "strides=[3, 3], padding=[1, 1, 1, 1], groups=16"},
+              S{"(1, 33, 10, 9)", "(33, 1, 3, 3)", "strides=[1, 1], padding=[2, 2, 2, 2], dilation=[2, 2], groups=33"},
+              S{"(1, 17, 9, 10)", "(17, 1, 3, 3)", "strides=[1, 2], padding=[0, 2, 1, 0], groups=17"},
+              S{"(1, 9, 1, 5)", "(9, 1, 3, 3)", "strides=[1, 1], padding=[1, 1, 1, 1], groups=9"},
+              S{"(1, 12, 56, 60)", "(12, 1, 3, 3)", "strides=[1, 1], padding=[1, 1, 1, 1], groups=12"}}) {
+    auto fs = lower(std::string("x: ") + T(s.x) + ", w: " + T(s.w) + ", b: " + T("(1, " + std::string(s.w).substr(1, std::string(s.w).find(',') - 1) + ", 1, 1)"),
+                    std::string("            cv = R.nn.conv2d(x, w, ") + s.attrs + ")\n            ad = R.add(cv, b)\n" +
+                        "            gv = R.clip(ad, R.prim_value(T.float32(0)), R.prim_value(T.float32(6)))\n");
+    INFO(s.x << " * " << s.w << " " << s.attrs);
+    REQUIRE(fs.size() == 1);
+    auto ir = emitLLVM(fs[0], "gemm");
+    REQUIRE(ir.ok());
+    // (Two images keep the epilogue a nest of its own.)
+    CHECK(contains(*ir, s.x[1] == '1' ? "rlx_sgemm_padded_epilogue" : "rlx_sgemm_padded") == (__builtin_cpu_supports("avx512f") != 0));
+    CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, 13)) == "");
+  }
   auto fs = lower("x: " + T("(1, 5, 12, 12)"), "            gv = R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])\n");
   for (auto& f : fs) CHECK(agreeSums(f, argsFor(*f, 1, 10)) == "");
 }
