@@ -3,7 +3,8 @@
 // rlx_sgemm packs B into on every call, and the kernels read W'[j // 32, k, j % 32]. Why: the GEMM
 // then streams each panel in place; packing a 768 x 3072 weight every call was a fifth of a ViT
 // layer's GEMM, waiting on rows 12 KB apart. A weight read as the A of a GEMM with few columns (a 1x1
-// or strided convolution's [O, I, kh, kw] over outputs of under 256 pixels) is stored so too, along
+// or strided convolution's [O, I, kh, kw] over outputs of under 256 pixels), or of a strided one with
+// at least as many output pixels as channels (whose gathered input makes it transposed), is stored so too, along
 // its output channels ([O / 32][I][kh][kw][32], read W'[o // 32, i, ry, rx, o % 32]): the GEMM then
 // runs transposed, its vectors along the channels, the weight never packed per call (sgemm.cc). rlx's CPU build runs it after FuseTIR
 // (`rlx run`); TVM has no counterpart (its MetaSchedule rewrites layouts of "layout free" buffers
@@ -137,6 +138,11 @@ int panelDim(const TirBlock& b, const Buffer* buf) {
       columns = extent ? columns * extent->value : kTransposedColumns;  // symbolic: not few
     }
     if ((wide <= 1 || strided(other)) && columns < kTransposedColumns) return dim;
+    // A strided window's input is gathered, so the GEMM runs transposed whenever the output has at
+    // least as many pixels as channels (rlx_sgemm): the weight is then its B, packed on every call
+    // unless stored in panels (a stride-2 3x3 layer of ResNet-50 at 28 x 28 spent 9% packing it).
+    auto* channels = asIntImm(buf->shape[size_t(dim)]);
+    if (strided(other) && channels && columns >= channels->value) return dim;
   }
   return -1;
 }

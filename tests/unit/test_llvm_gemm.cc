@@ -110,7 +110,12 @@ TEST_CASE("llvm gemm: conv2d with bias and relu at odd sizes and strides", "[llv
     int64_t n, ci, hw, co, kernel, stride, pad;
   };
   for (S s : {S{1, 5, 13, 7, 3, 1, 1}, S{1, 16, 30, 40, 3, 2, 1}, S{2, 3, 17, 300, 3, 1, 0}, S{1, 8, 9, 33, 1, 1, 0}, S{1, 6, 20, 17, 5, 3, 2},
-              S{1, 16, 13, 20, 3, 1, 1}, S{2, 17, 18, 37, 3, 1, 0}}) {
+              S{1, 16, 13, 20, 3, 1, 1}, S{2, 17, 18, 37, 3, 1, 0},
+              // Stride 2 over rows of 35 and 21 outputs: B's columns packed as runs two apart.
+              S{1, 8, 70, 24, 3, 2, 1}, S{1, 12, 41, 20, 1, 2, 0},
+              // Transposed (625 pixels over 264 channels), A packed: panels of pixels two apart
+              // loaded whole, panels across an image row's end gathered.
+              S{1, 4, 50, 264, 3, 2, 1}}) {
     bool winograd = s.kernel == 3 && s.stride == 1 && s.ci >= 16 && s.co >= 16;
     std::string x = "(" + std::to_string(s.n) + ", " + std::to_string(s.ci) + ", " + std::to_string(s.hw) + ", " + std::to_string(s.hw) + ")";
     std::string w = "(" + std::to_string(s.co) + ", " + std::to_string(s.ci) + ", " + std::to_string(s.kernel) + ", " + std::to_string(s.kernel) + ")";
@@ -374,7 +379,7 @@ TEST_CASE("llvm gemm: 1x1 convolutions over small images with their weights in p
   }
 }
 
-TEST_CASE("llvm gemm: strided 3x3 convolutions over small outputs take panel weights; stride 1 keeps its layout", "[llvm][gemm]") {
+TEST_CASE("llvm gemm: strided 3x3 convolutions take panel weights; stride 1 keeps its layout", "[llvm][gemm]") {
   // A strided window has no Winograd form: its constant weight goes into panels like a 1x1 one's
   // (implicit GEMM, the input gathered as the transposed GEMM's A). A stride-1 3x3 weight stays as
   // it is, for Winograd.
@@ -395,11 +400,13 @@ TEST_CASE("llvm gemm: strided 3x3 convolutions over small outputs take panel wei
     }
     return s + "], \"float32\")";
   };
-  for (int stride : {2, 1}) {
-    auto fs = lower("x: " + T("(1, 6, 14, 14)"),
+  // Over larger outputs too (20 x 20 = 400 pixels, more than the 64 channels): the GEMM runs transposed
+  // there anyway, and panels spare it packing the weight on every call.
+  for (auto [stride, size] : {std::pair{2, 14}, std::pair{1, 14}, std::pair{2, 40}}) {
+    auto fs = lower("x: " + T("(1, 6, " + std::to_string(size) + ", " + std::to_string(size) + ")"),
                     "            gv = R.nn.conv2d(x, " + weight(64, 6) + ", strides=[" + std::to_string(stride) + ", " + std::to_string(stride) + "], padding=[1, 1, 1, 1])\n",
                     "LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR,PackMatmulWeights");
-    INFO("stride " << stride);
+    INFO("stride " << stride << ", " << size << " x " << size);
     REQUIRE(fs.size() == 1);
     bool packed = false;
     for (auto& [param, buf] : fs[0]->bufferMap) packed |= buf->shape.size() == 5;
