@@ -118,6 +118,9 @@ class Codegen {
   // rlx_sgemm_epilogue with an outlined epilogue; rlx.transpose32 as a call of rlx_transpose32.
   TV sgemmCall(const PrimCall& c, const Outlined* epilogue = nullptr);
   TV transposeCall(const PrimCall& c);
+  // runtime_call.cc: rlx.pool_padded (schedule_window.cc) as a call of rlx_pool_padded, returning its
+  // code when it fails.
+  TV poolCall(const PrimCall& c);
   // runtime_call.cc: rlx.attention (schedule_attention.cc) as a call of rlx_attention; the kernel
   // returns its code when it fails.
   TV attentionCall(const PrimCall& c);

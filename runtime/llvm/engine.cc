@@ -80,6 +80,7 @@ Host& host() {
     exportFn("rlx_sgemm_epilogue", &rlx_sgemm_epilogue);
     exportFn("rlx_sgemm_padded", &rlx_sgemm_padded);
     exportFn("rlx_sgemm_padded_epilogue", &rlx_sgemm_padded_epilogue);
+    exportFn("rlx_pool_padded", &rlx_pool_padded);
     exportFn("rlx_transpose32", &rlx_transpose32);
     exportFn("rlx_attention", &rlx_attention);
     exportFn("rlx_workspace_alloc", &rlx_workspace_alloc);

@@ -131,6 +131,7 @@ TV Codegen::intrinsic(const PrimCall& c, int lane) {
   if (c.op == "rlx.transpose32") return transposeCall(c);
   if (c.op == "rlx.attention") return attentionCall(c);
   if (c.op == "rlx.sgemm_padded") return sgemmCall(c);
+  if (c.op == "rlx.pool_padded") return poolCall(c);
   if (isExternCall(c.op) || c.op.compare(0, 4, "tir.") != 0) {
     std::string callee = !c.args.empty() && c.args[0]->kind() == NodeKind::TirStringImm ? " of '" + static_cast<const TirStringImm&>(*c.args[0]).value + "'" : "";
     fail("cannot compile " + c.op + callee + ": the LLVM code generator knows only TVM's built-in intrinsics");

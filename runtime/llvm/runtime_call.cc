@@ -1,7 +1,7 @@
 // LLVM codegen, the runtime calls the CPU schedule puts in place of recognized nests: rlx.sgemm for a
 // float32 matmul or convolution (schedule_gemm.cc), with an element-wise epilogue it fused into it
-// (schedule_epilogue.cc) as a block function, rlx.transpose32 (schedule_transpose.cc) and
-// rlx.attention (schedule_attention.cc).
+// (schedule_epilogue.cc) as a block function, rlx.transpose32 (schedule_transpose.cc),
+// rlx.attention (schedule_attention.cc) and rlx.pool_padded (schedule_window.cc).
 #include "runtime/llvm/codegen.h"
 
 namespace rlx::codegen {
@@ -48,6 +48,15 @@ TV Codegen::transposeCall(const PrimCall& c) {
   std::vector<llvm::Value*> args = pointersAndDescriptor(c, 2);
   auto* type = llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy()}, false);
   return {b.CreateCall(mod.getOrInsertFunction("rlx_transpose32", type), args), DataType::int32()};
+}
+
+// args: out[base], in[base], then the descriptor's integers (window_conv.h: rlx_pool_padded).
+TV Codegen::poolCall(const PrimCall& c) {
+  std::vector<llvm::Value*> args = pointersAndDescriptor(c, 2);
+  auto* type = llvm::FunctionType::get(b.getInt32Ty(), {b.getPtrTy(), b.getPtrTy(), b.getPtrTy()}, false);
+  llvm::Value* code = b.CreateCall(mod.getOrInsertFunction("rlx_pool_padded", type), args);
+  returnOnFailure(code);
+  return {code, DataType::int32()};
 }
 
 // args: out[base], q[base], k[base], v[base], then the descriptor's integers (attention.h).

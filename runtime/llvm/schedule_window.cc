@@ -1,9 +1,10 @@
-// CPU schedule, padded window convolutions (schedule_window.h): the padding stage is read off its
-// store (shifted load, zero elsewhere, bounds checked against X's shape), then dropped with its
-// buffer; the convolution's rlx.sgemm call becomes rlx.sgemm_padded on X.
+// CPU schedule, padded windows (schedule_window.h): the padding stage is read off its store (shifted
+// load, a constant elsewhere, bounds checked against X's shape), then dropped with its buffer; the
+// convolution's rlx.sgemm call becomes rlx.sgemm_padded on X, a max pool's nest rlx.pool_padded.
 #include "runtime/llvm/schedule_window.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "ir/arith.h"
 #include "runtime/llvm/schedule_epilogue.h"
@@ -23,6 +24,7 @@ struct Padding {
   const Buffer* padded = nullptr;
   BufferRef input;
   int64_t paddedRows = 0, paddedCols = 0, rows = 0, cols = 0, top = 0, left = 0;
+  double fill = 0;  // the value outside X (0 for a convolution, the lowest float for a max pool)
 };
 
 std::optional<int64_t> constDim(const PrimExpr& e) {
@@ -61,14 +63,14 @@ std::optional<Padding> paddingStage(const Stmt& s, const std::vector<BufferRef>&
   } else {
     return std::nullopt;
   }
-  auto* zero = outside->kind() == NodeKind::FloatImm ? static_cast<const FloatImm*>(outside.get()) : nullptr;
-  if (!zero || zero->value != 0 || inside->kind() != NodeKind::BufferLoad) return std::nullopt;
+  auto* fill = outside->kind() == NodeKind::FloatImm ? static_cast<const FloatImm*>(outside.get()) : nullptr;
+  if (!fill || inside->kind() != NodeKind::BufferLoad) return std::nullopt;
   auto& load = static_cast<const BufferLoad&>(*inside);
   const Buffer& x = *load.buffer;
   if (x.dtype != DataType::float32() || !compact(x) || x.shape.size() != t.shape.size() || load.indices.size() != st.indices.size()) return std::nullopt;
   size_t n = t.shape.size();
   Padding p;
-  p.padded = &t, p.input = load.buffer;
+  p.padded = &t, p.input = load.buffer, p.fill = fill->value;
   std::vector<int64_t> shift(n);
   for (size_t d = 0; d < n; ++d) {
     auto td = constDim(t.shape[d]), xd = constDim(x.shape[d]);
@@ -125,6 +127,72 @@ const PrimCall* windowCall(const std::optional<GemmNest>& gemm, const Buffer* pa
   return taps <= 64 ? &call : nullptr;
 }
 
+// A max pooling nest of `s` over `padded`: C[I] = max(C[I], T[..]) (either order) from an init of the
+// padding's value (the lowest float, or -inf for both), C float32 and indexed by distinct spatial
+// vars (the last two its plane), T read at affine indices, 2+ reduction dims of at most 64 taps. Its
+// rlx.pool_padded call over `pad`'s input (window_conv.h), or null.
+PrimExpr poolCall(const Stmt& s, const Padding& pad) {
+  auto pn = perfectNest(s);
+  if (!pn || !pn->block->init || !pn->block->body) return nullptr;
+  const TirBlock& block = *pn->block;
+  if (block.init->kind() != NodeKind::BufferStore || block.body->kind() != NodeKind::BufferStore) return nullptr;
+  auto& init = static_cast<const BufferStore&>(*block.init);
+  auto& update = static_cast<const BufferStore&>(*block.body);
+  const Buffer& c = *update.buffer;
+  auto* start = init.value && init.value->kind() == NodeKind::FloatImm ? static_cast<const FloatImm*>(init.value.get()) : nullptr;
+  if (init.buffer.get() != &c || c.dtype != DataType::float32() || !compact(c) || !start || start->value != pad.fill || start->value > -3.4e38) return nullptr;
+  if (!update.value || update.value->kind() != NodeKind::Max || update.indices.size() < 2) return nullptr;
+  auto& mx = static_cast<const PrimBinary&>(*update.value);
+  auto isSelf = [&](const PrimExpr& e) {
+    if (e->kind() != NodeKind::BufferLoad) return false;
+    auto& l = static_cast<const BufferLoad&>(*e);
+    if (l.buffer.get() != &c || l.indices.size() != update.indices.size()) return false;
+    for (size_t d = 0; d < l.indices.size(); ++d)
+      if (asVar(l.indices[d]) != asVar(update.indices[d]) || !asVar(l.indices[d])) return false;
+    return true;
+  };
+  const PrimExpr& value = isSelf(mx.a) ? mx.b : isSelf(mx.b) ? mx.a : PrimExpr();
+  Operand x;
+  if (!value || !parseOperand(value, block, x) || x.load->buffer.get() != pad.padded || !x.splits.empty()) return nullptr;
+  std::vector<const PrimVar*> cVars, red;
+  for (auto& e : update.indices) {
+    auto* v = asVar(e);
+    if (!v || std::find(cVars.begin(), cVars.end(), v) != cVars.end()) return nullptr;
+    cVars.push_back(v);
+  }
+  std::vector<std::pair<size_t, const PrimVar*>> reductions;  // in nest order
+  for (size_t k = 0; k < block.iterVars.size(); ++k) {
+    const PrimVar* v = block.iterVars[k].var.get();
+    if (block.iterVars[k].kind == IterVar::CommReduce) reductions.push_back({pn->loopOf[k], v});
+    else if (std::find(cVars.begin(), cVars.end(), v) == cVars.end()) return nullptr;
+  }
+  std::sort(reductions.begin(), reductions.end());
+  int64_t taps = 1;
+  for (auto& r : reductions) {
+    auto extent = constDim(pn->loopOfVar(r.second).extent);
+    if (!extent) return nullptr;
+    taps *= *extent, red.push_back(r.second);
+  }
+  if (red.size() < 2 || taps > 64) return nullptr;
+  // C compact: a var's stride is the product of the dims after its own.
+  std::vector<PrimExpr> args = {make<BufferLoad>(DataType::float32(), update.buffer, std::vector<PrimExpr>(update.indices.size(), intImm(0))),
+                                make<BufferLoad>(DataType::float32(), pad.input, std::vector<PrimExpr>(pad.input->shape.size(), intImm(0))), intImm(0),
+                                intImm(int64_t(cVars.size())), intImm(int64_t(red.size())), intImm(0)};
+  for (size_t d = 0; d < cVars.size(); ++d) {
+    int64_t stride = 1;
+    for (size_t e = d + 1; e < c.shape.size(); ++e) {
+      auto extent = constDim(c.shape[e]);
+      if (!extent) return nullptr;
+      stride *= *extent;
+    }
+    args.insert(args.end(), {pn->loopOfVar(cVars[d]).extent, x.stride(cVars[d]), intImm(stride)});
+  }
+  for (auto* v : red) args.insert(args.end(), {pn->loopOfVar(v).extent, intImm(0), x.stride(v)});
+  for (int64_t v : {pad.paddedRows, pad.paddedCols, pad.rows, pad.cols, pad.top, pad.left}) args.push_back(intImm(v));
+  for (double v : {pad.fill, start->value}) args.push_back(intImm(int64_t(std::bit_cast<uint32_t>(float(v)))));
+  return make<PrimCall>(DataType::int32(), "rlx.pool_padded", std::move(args));
+}
+
 }  // namespace
 
 PrimFuncRef fusePaddedWindows(const PrimFuncRef& func) {
@@ -136,11 +204,19 @@ PrimFuncRef fusePaddedWindows(const PrimFuncRef& func) {
       if (!pad) continue;
       Usage before = usageOf(seq, 0, p), after = usageOf(seq, p + 2, seq.size());
       if (before.touches(pad->padded) || after.touches(pad->padded)) continue;
+      Usage reader = usageOf(seq, p + 1, p + 2);
+      if (reader.loads.count(pad->padded) != 1 || reader.loads.at(pad->padded) != 1) continue;
+      if (PrimExpr pool = poolCall(seq[p + 1], *pad)) {
+        seq[p] = make<Evaluate>(pool);
+        seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
+        allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == pad->padded; }));
+        changed = true;
+        continue;
+      }
+      if (pad->fill != 0) continue;
       auto gemm = matchMatmulNest(seq[p + 1]);
       const PrimCall* call = windowCall(gemm, pad->padded);
       if (!call) continue;
-      Usage conv = usageOf(seq, p + 1, p + 2);
-      if (conv.loads.count(pad->padded) != 1 || conv.loads.at(pad->padded) != 1) continue;
       std::vector<PrimExpr> args = call->args;
       args[2] = make<BufferLoad>(DataType::float32(), pad->input, std::vector<PrimExpr>(pad->input->shape.size(), intImm(0)));
       for (int64_t v : {pad->paddedRows, pad->paddedCols, pad->rows, pad->cols, pad->top, pad->left}) args.push_back(intImm(v));

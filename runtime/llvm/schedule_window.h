@@ -1,6 +1,6 @@
-// CPU schedule, padded window convolutions: a padding stage whose only reader is a depthwise
-// convolution's GEMM nest is folded into one rlx_sgemm_padded call (window_conv.h), which pads a
-// plane at a time instead of writing and reading back the whole padded input.
+// CPU schedule, padded windows: a padding stage whose only reader is a depthwise convolution's GEMM
+// nest (or a max pooling nest) is folded into one rlx_sgemm_padded (rlx_pool_padded) call
+// (window_conv.h), which pads a plane at a time instead of writing and reading back the padded input.
 #pragma once
 #include "ir/tir.h"
 
@@ -10,7 +10,8 @@ namespace rlx {
 // private compact buffer T = T.if_then_else(bounds, X[i.., y - top, x - left], 0) (or Select) over
 // constant shapes, padding only the last two dims, X compact, the bounds exactly X's; the next
 // statement a GEMM nest (schedule_gemm.h) of one row reading T as B, with 2+ reduction dims of at
-// most 64 taps, T read nowhere else. Only on AVX-512 hosts (the runtime's window kernel).
+// most 64 taps, T read nowhere else; or, T padded with the lowest float, a max pooling nest from
+// that value over it (schedule_window.cc: poolCall). Only on AVX-512 hosts (the runtime's window kernel).
 // Returns `func` itself when nothing is fused.
 PrimFuncRef fusePaddedWindows(const PrimFuncRef& func);
 

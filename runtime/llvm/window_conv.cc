@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <vector>
 
@@ -108,30 +109,40 @@ __attribute__((target("avx512f"), always_inline)) inline __mmask16 insideColumns
   return __mmask16(firstLanes(std::min<int64_t>(last, 15) + 1) & ~firstLanes(first));
 }
 
+// Input v of a tap (its weight at a[tapA]) into accumulator x: v times the weight added, or for a pool
+// the larger of x and v (max returns its second operand when one is NaN: v, as the JIT's T.max).
+template <bool kPool>
+__attribute__((target("avx512f,fma"), always_inline)) inline __m512 tapInto(const float* a, int64_t tapA, __m512 v, __m512 x) {
+  if constexpr (kPool) return _mm512_max_ps(x, v);
+  else return _mm512_fmadd_ps(_mm512_set1_ps(a[tapA]), v, x);
+}
+
 // Output rows [y0, y0 + R) x columns [x0, x0 + 16) of one plane. kEdge: some tap reads outside a
-// padded plane, so each (tap, row) checks its row and masks its columns (the padding's zeros).
-template <int R, Columns kCols, bool kEdge>
+// padded plane, so each (tap, row) checks its row and masks its columns (the padding's value).
+// kPool: the taps' maximum from w.init (max pooling) instead of their weighted sum.
+template <int R, Columns kCols, bool kEdge, bool kPool>
 __attribute__((target("avx512f,fma,bmi2"))) void block(const Window& w, const Reads& in, const float* a, float* c, int64_t y0, int64_t x0, __mmask16 m,
                                                    __m512i gatherB, __m512i scatterC) {
   __m512 acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+  for (int r = 0; r < R; ++r) acc[r] = kPool ? _mm512_set1_ps(w.init) : _mm512_setzero_ps();
   const size_t taps = w.tapA.size();
   if constexpr (!kEdge) {
     const int64_t base = in.o + y0 * in.bY + x0 * in.bX;
     for (size_t t = 0; t < taps; ++t) {
-      __m512 tap = _mm512_set1_ps(a[w.tapA[t]]);
       const float* p = in.b + (base + in.tap[t]);
-      for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(tap, loadColumns<kCols>(p + r * in.bY, m, in.bX, gatherB), acc[r]);
+      for (int r = 0; r < R; ++r) acc[r] = tapInto<kPool>(a, w.tapA[t], loadColumns<kCols>(p + r * in.bY, m, in.bX, gatherB), acc[r]);
     }
   } else {
+    const __m512 fill = _mm512_set1_ps(w.fill);
     for (size_t t = 0; t < taps; ++t) {
-      __m512 tap = _mm512_set1_ps(a[w.tapA[t]]);
       int64_t col = in.x0 + x0 * in.sx + in.tapCol[t];
       __mmask16 mt = m & insideColumns<kCols>(col, in.sx, in.cols);
       for (int r = 0; r < R; ++r) {
         int64_t row = in.y0 + (y0 + r) * in.sy + in.tapRow[t];
         __m512 v = row >= 0 && row < in.rows ? loadColumns<kCols>(at(in.b, row * in.cols + col), mt, in.bX, gatherB) : _mm512_setzero_ps();
-        acc[r] = _mm512_fmadd_ps(tap, v, acc[r]);
+        // Lanes outside the input read the padding (zero for a convolution, its own value for a pool).
+        if constexpr (kPool) v = _mm512_mask_mov_ps(fill, row >= 0 && row < in.rows ? mt : __mmask16(0), v);
+        acc[r] = tapInto<kPool>(a, w.tapA[t], v, acc[r]);
       }
     }
   }
@@ -144,17 +155,17 @@ __attribute__((target("avx512f,fma,bmi2"))) void block(const Window& w, const Re
 
 // Rows [y0, y0 + R) (R <= N) at columns x0: the block of R rows, in place when every tap reads
 // inside the plane.
-template <int N, Columns kCols>
+template <int N, Columns kCols, bool kPool>
 __attribute__((target("avx512f,fma,bmi2"))) void rowBlock(const Window& w, const Reads& in, const float* a, float* c, int64_t y0, int64_t R, int64_t x0, __mmask16 m,
                                                        bool insideCols, __m512i gatherB, __m512i scatterC) {
   if constexpr (N > 1)
-    if (R < N) return rowBlock<N - 1, kCols>(w, in, a, c, y0, R, x0, m, insideCols, gatherB, scatterC);
+    if (R < N) return rowBlock<N - 1, kCols, kPool>(w, in, a, c, y0, R, x0, m, insideCols, gatherB, scatterC);
   bool inside = !in.padded || (insideCols && in.y0 + y0 * in.sy + w.minTapRow >= 0 && in.y0 + (y0 + N - 1) * in.sy + w.maxTapRow < in.rows);
-  if (inside) block<N, kCols, false>(w, in, a, c, y0, x0, m, gatherB, scatterC);
-  else block<N, kCols, true>(w, in, a, c, y0, x0, m, gatherB, scatterC);
+  if (inside) block<N, kCols, false, kPool>(w, in, a, c, y0, x0, m, gatherB, scatterC);
+  else block<N, kCols, true, kPool>(w, in, a, c, y0, x0, m, gatherB, scatterC);
 }
 
-template <Columns kCols>
+template <Columns kCols, bool kPool>
 __attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const Reads& in, const float* a, float* c) {
   const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i gatherB = _mm512_mullo_epi32(lane, _mm512_set1_epi32(int32_t(in.bX)));
@@ -166,7 +177,7 @@ __attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const Re
       __mmask16 m = firstLanes(w.width - x0);
       int64_t n = std::min<int64_t>(16, w.width - x0);
       bool insideCols = !in.padded || (in.x0 + x0 * in.sx + w.minTapCol >= 0 && in.x0 + (x0 + n - 1) * in.sx + w.maxTapCol < in.cols);
-      rowBlock<kRows, kCols>(w, in, a, c, y0, std::min<int64_t>(kRows, w.height - y0), x0, m, insideCols, gatherB, scatterC);
+      rowBlock<kRows, kCols, kPool>(w, in, a, c, y0, std::min<int64_t>(kRows, w.height - y0), x0, m, insideCols, gatherB, scatterC);
     }
   }
 }
@@ -178,17 +189,18 @@ __attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const Re
 constexpr int64_t kCopiedPlaneFloats = int64_t(8) << 10;
 
 // The padded plane `index` in `buf`: the input plane's rows copied in with masked vector moves (a
-// libc call per row of 7 to 56 floats cost more than the row); the border, the same for every plane
-// of this geometry, is zeroed only when the buffer last held another geometry.
+// libc call per row of 7 to 56 floats cost more than the row); the border (the padding's value), the
+// same for every plane of this geometry, is filled only when the buffer last held another geometry.
 __attribute__((target("avx512f"))) void copyPlane(const Window& w, int64_t index, float* buf) {
   struct Geometry {
     const float* buf;
     int64_t paddedRows, paddedCols, rows, cols, top, left;
+    uint32_t fill;  // the border's value, as bits
     bool operator==(const Geometry&) const = default;
   };
-  thread_local Geometry zeroed{};
-  Geometry g{buf, w.paddedRows, w.paddedCols, w.rows, w.cols, w.top, w.left};
-  if (!(zeroed == g)) std::fill(buf, buf + w.paddedRows * w.paddedCols + 32, 0.0f), zeroed = g;
+  thread_local Geometry filled{};
+  Geometry g{buf, w.paddedRows, w.paddedCols, w.rows, w.cols, w.top, w.left, std::bit_cast<uint32_t>(w.fill)};
+  if (!(filled == g)) std::fill(buf, buf + w.paddedRows * w.paddedCols + 32, w.fill), filled = g;
   const float* src = w.input + index * w.rows * w.cols;
   for (int64_t r = 0; r < w.rows; ++r) {
     const float* from = src + r * w.cols;
@@ -228,7 +240,8 @@ Reads readsOf(const Window& w, int64_t offset, float* scratch) {
 int32_t planes(void* ctx, int64_t begin, int64_t end) {
   const Window& w = *static_cast<const Window*>(ctx);
   int64_t outers = int64_t(w.outerB.size());
-  auto run = w.bX == 1 ? plane<Columns::Unit> : w.bX == 2 ? plane<Columns::Two> : plane<Columns::Gather>;
+  auto run = w.pool ? (w.bX == 1 ? plane<Columns::Unit, true> : w.bX == 2 ? plane<Columns::Two, true> : plane<Columns::Gather, true>)
+                    : (w.bX == 1 ? plane<Columns::Unit, false> : w.bX == 2 ? plane<Columns::Two, false> : plane<Columns::Gather, false>);
   // A copied plane plus a vector of slack: a tail's masked loads may start past its last row.
   int64_t planeFloats = w.paddedRows * w.paddedCols;
   float* scratch = w.input && planeFloats <= kCopiedPlaneFloats ? threadScratch(ScratchSlot::WindowPlane, size_t(planeFloats + 32)) : nullptr;
@@ -305,4 +318,16 @@ extern "C" int32_t rlx_sgemm_padded_epilogue(float* c, const float* a, const flo
 
 extern "C" int32_t rlx_sgemm_padded(float* c, const float* a, const float* input, const int64_t* desc) {
   return rlx_sgemm_padded_epilogue(c, a, input, desc, nullptr, nullptr);
+}
+
+extern "C" int32_t rlx_pool_padded(float* c, const float* input, const int64_t* desc) {
+  rlx::Window w;
+  if (!rlx::windowKernelAvailable() || !rlx::parse(desc, w)) return -1;  // the schedule fuses only such windows (schedule_window.h)
+  const int64_t* pad = desc + rlx::descriptorLength(desc);
+  static const float none = 0;
+  w.c = c, w.a = &none, w.input = input, w.pool = true;
+  w.paddedRows = pad[0], w.paddedCols = pad[1], w.rows = pad[2], w.cols = pad[3], w.top = pad[4], w.left = pad[5];
+  w.fill = std::bit_cast<float>(uint32_t(pad[6])), w.init = std::bit_cast<float>(uint32_t(pad[7]));
+  if (!rlx::splitTaps(w)) return -1;
+  return rlx::run(w);
 }

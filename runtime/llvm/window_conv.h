@@ -37,4 +37,10 @@ int32_t rlx_sgemm_padded(float* c, const float* a, const float* input, const int
 // (channel), [j0, j1) the plane's columns of the flattened column dims (outer index x rows x cols).
 // Returns the first non-zero code an epilogue call returned.
 int32_t rlx_sgemm_padded_epilogue(float* c, const float* a, const float* input, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx);
+
+// Max pooling over the same padded planes: C[y, x] = the largest of `init` and the window's inputs,
+// the padding's value `fill` outside the input plane. `desc` is the window's descriptor without row or
+// batch dims (its reduction dims' A strides unused), then the padding as for rlx_sgemm_padded, then
+// fill's and init's float32 bits. Returns -1 when it is not such a window or the CPU lacks AVX-512.
+int32_t rlx_pool_padded(float* c, const float* input, const int64_t* desc);
 }

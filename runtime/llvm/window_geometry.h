@@ -28,6 +28,10 @@ struct Window {
   int64_t paddedRows = 0, paddedCols = 0, rows = 0, cols = 0, top = 0, left = 0;
   std::vector<int64_t> tapRow, tapCol, tapIn;
   int64_t minTapRow = 0, maxTapRow = 0, minTapCol = 0, maxTapCol = 0;
+  // Max pooling (rlx_pool_padded): each output the largest of its taps and `init`, no weights; the
+  // padding's value `fill` (0 for a convolution's).
+  bool pool = false;
+  float fill = 0.0f, init = 0.0f;
   // Called on each finished plane (null: none), and the first failure it reported.
   RlxGemmEpilogue epilogue = nullptr;
   void* ctx = nullptr;

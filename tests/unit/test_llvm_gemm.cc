@@ -346,6 +346,31 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
   for (auto& f : fs) CHECK(agreeSums(f, argsFor(*f, 1, 10)) == "");
 }
 
+TEST_CASE("llvm gemm: padded max pooling runs on the window kernel and agrees", "[llvm][gemm]") {
+  // The padding stage (the lowest float outside the input) and the max nest become one
+  // rlx_pool_padded call: small planes copied into a border of that value, large ones read in place
+  // with it masked in; unit, stride-2 and gathered (dilated, stride-3) columns; two images.
+  // Inputs span negative values, so a border of zeros instead would show in the edge outputs.
+  struct S {
+    const char *x, *attrs;
+  };
+  for (S s : {S{"(1, 5, 12, 12)", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]"},
+              S{"(1, 3, 100, 100)", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]"},
+              S{"(2, 4, 13, 17)", "pool_size=[3, 3], strides=[1, 1], padding=[1, 1, 1, 1]"},
+              S{"(1, 3, 40, 40)", "pool_size=[3, 3], strides=[3, 3], padding=[2, 2, 2, 2], dilation=[2, 2]"},
+              S{"(1, 2, 95, 97)", "pool_size=[5, 5], strides=[2, 2], padding=[2, 1, 2, 1]"},
+              S{"(1, 4, 9, 9)", "pool_size=[2, 2], strides=[2, 2], padding=[0, 0, 0, 0]"}}) {
+    auto fs = lower(std::string("x: ") + T(s.x), std::string("            gv = R.nn.max_pool2d(x, ") + s.attrs + ")\n");
+    INFO(s.x << " " << s.attrs);
+    REQUIRE(fs.size() == 1);
+    auto ir = emitLLVM(fs[0], "pool");
+    REQUIRE(ir.ok());
+    bool padded = std::string(s.attrs).find("padding=[0, 0, 0, 0]") == std::string::npos;
+    CHECK(contains(*ir, "rlx_pool_padded") == (padded && __builtin_cpu_supports("avx512f") != 0));
+    CHECK(agree(fs[0], argsFor(*fs[0], 1, 17), 0) == "");
+  }
+}
+
 TEST_CASE("llvm gemm: 1x1 convolutions over small images with their weights in panels run transposed and agree", "[llvm][gemm]") {
   // PackMatmulWeights stores a constant 1x1 weight [O, I, 1, 1] as [O / 32][I][1][1][32] when the
   // image has under 256 pixels; rlx_sgemm then runs the GEMM transposed (vectors along the output
