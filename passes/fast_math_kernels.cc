@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "ir/rational_erf_tanh.h"
 #include "parser/parser.h"
 
 namespace rlx {
@@ -28,6 +29,13 @@ std::string withLets(const std::vector<std::pair<std::string, std::string>>& let
   return body;
 }
 
+// x * P(x^2) / Q(x^2) on x clamped to the function's range, with its let vars.
+std::string oddRational(const rational::OddRational& f, const std::string& x, std::vector<std::string>& letVars) {
+  letVars = {"c", "x2"};
+  std::string p = horner({f.p, f.p + f.pSize}, "x2"), q = horner({f.q, f.q + f.qSize}, "x2");
+  return withLets({{"c", clamp(x, -f.clamp, f.clamp)}, {"x2", "c * c"}}, "c * " + p + " / " + q);
+}
+
 // The scalar expression for one element `x` and the let vars it declares.
 std::string elementExpr(FastKernel kind, const std::string& x, std::vector<std::string>& letVars) {
   switch (kind) {
@@ -40,18 +48,8 @@ std::string elementExpr(FastKernel kind, const std::string& x, std::vector<std::
       return withLets({{"c", clamp(x, -88.3762626647949, 88.3762626647950)}, {"n", "T.floor(c * " + f32(1.44269504088896341) + " + " + f32(0.5) + ")"}, {"f", "c - n * " + f32(0.6931471805599453)}},
                       "T.max(" + pow2 + " * " + poly + ", " + x + ")");
     }
-    case FastKernel::Tanh: {
-      letVars = {"c", "x2"};
-      std::string p = horner({-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11, 5.12229709037114e-08, 1.48572235717979e-05, 6.37261928875436e-04, 4.89352455891786e-03}, "x2");
-      std::string q = horner({1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03, 4.89352518554385e-03}, "x2");
-      return withLets({{"c", clamp(x, -9, 9)}, {"x2", "c * c"}}, "c * " + p + " / " + q);
-    }
-    case FastKernel::Erf: {
-      letVars = {"c", "x2"};
-      std::string p = horner({-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06, -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03, -1.60960333262415e-02}, "x2");
-      std::string q = horner({-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03, -7.37332916720468e-03, -1.42647390514189e-02}, "x2");
-      return withLets({{"c", clamp(x, -4, 4)}, {"x2", "c * c"}}, "c * " + p + " / " + q);
-    }
+    case FastKernel::Tanh: return oddRational(rational::kTanh, x, letVars);
+    case FastKernel::Erf: return oddRational(rational::kErf, x, letVars);
   }
   return x;
 }

@@ -722,6 +722,42 @@ def expf(x: T.Buffer((T.int64(32),), "float32"), e: T.Buffer((T.int64(32),), "fl
   CHECK(std::isnan(s[14]));
 }
 
+TEST_CASE("llvm kernels: float erf and tanh inline, within 4e-7 of libm's over the line, NaN kept", "[llvm]") {
+  auto f = parsePrim(R"(@T.prim_func(private=True)
+def et(x: T.Buffer((T.int64(4096),), "float32"), e: T.Buffer((T.int64(4096),), "float32"), t: T.Buffer((T.int64(4096),), "float32")):
+    for i in range(T.int64(4096)):
+        with T.block("et"):
+            vi = T.axis.spatial(T.int64(4096), i)
+            e[vi] = T.erf(x[vi])
+            t[vi] = T.tanh(x[vi])
+)");
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> in(4096);
+  for (int i = 0; i < 4000; ++i) in[size_t(i)] = -12.0f + 24.0f * float(i) / 4000.0f;  // both saturate well inside
+  std::vector<float> special = {0.0f, -0.0f, 1e-30f, -1e-7f, 3.999f, 4.0f, 4.5f, 8.999f, 9.5f, 1e9f, -1e9f, inf, -inf, nan};
+  std::copy(special.begin(), special.end(), in.begin() + 4000);
+  auto x = zeros({4096});
+  std::memcpy(x->data(), in.data(), in.size() * sizeof(float));
+  std::vector<TirArg> args = {x, zeros({4096}), zeros({4096})};
+  auto kernel = compileKernel(f, "et");
+  REQUIRE(kernel.ok());
+  REQUIRE(runKernel(**kernel, *f, args).ok());
+  auto e = static_cast<const float*>(args[1].array->data()), t = static_cast<const float*>(args[2].array->data());
+  double erfErr = 0, tanhErr = 0;
+  for (size_t i = 0; i + 1 < 4000 + special.size(); ++i) {
+    erfErr = std::max(erfErr, std::fabs(e[i] - std::erf(double(in[i]))));
+    tanhErr = std::max(tanhErr, std::fabs(t[i] - std::tanh(double(in[i]))));
+  }
+  CHECK(erfErr < 4e-7);
+  CHECK(tanhErr < 4e-7);
+  // Near zero the error is relative: erf(x) ~ 2x / sqrt(pi), tanh(x) ~ x.
+  CHECK(e[4002] == Approx(1.1283791670955126e-30).epsilon(1e-6));
+  CHECK(t[4003] == Approx(-1e-7).epsilon(1e-6));
+  CHECK(e[4000] == 0.0f);
+  CHECK(std::isnan(e[4013]));
+  CHECK(std::isnan(t[4013]));
+}
+
 TEST_CASE("llvm schedule: index divisions the loop bounds make constant are folded", "[llvm]") {
   // A reshape inlined into a transpose leaves (h * 64 + d) // 768 and % 768, constant over the loops.
   auto heads = parsePrim(R"(@T.prim_func(private=True)
