@@ -9,7 +9,9 @@
 // runs transposed, its vectors along the channels, the weight never packed per call (sgemm.cc). rlx's CPU build runs it after FuseTIR
 // (`rlx run`); TVM has no counterpart (its MetaSchedule rewrites layouts of "layout free" buffers
 // the same way). Every call of the kernel must pass such a constant at that position, each used
-// nowhere else, so that no copy of a weight is kept; the panel dim must be a multiple of 32.
+// nowhere else, so that no copy of a weight is kept. A panel dim that 32 does not divide (GPT-2's
+// 50257-word LM head, a 1000-class classifier) has its last panel padded with zeros: the GEMM reads
+// it whole and writes only the columns that exist (it had packed the LM head's 154 MB every call).
 // Before: `R.call_tir(cls.fused_matmul_add, (lv, metadata["relax.expr.Constant"][3], ..))` with
 //         the kernel reading `w[v_k, v_j]` of a (768, 3072) buffer;
 // After:  the constant is (96, 768, 32) and the kernel reads `w[v_j // 32, v_k, v_j % 32]`.
@@ -148,8 +150,8 @@ int panelDim(const TirBlock& b, const Buffer* buf) {
 }
 
 // The dim of PrimFunc param `p`'s buffer that the kernel's GEMMs index by their output var, when
-// every read of it is such a use (the same dim), float32 of constant shape, that dim a multiple of
-// the panel width; -1 otherwise.
+// every read of it is such a use (the same dim), float32 of constant shape, that dim at least the
+// panel width; -1 otherwise.
 int packableParam(const PrimFunc& f, size_t p) {
   if (p >= f.bufferMap.size()) return -1;
   const Buffer* buf = f.bufferMap[p].second.get();
@@ -172,21 +174,22 @@ int packableParam(const PrimFunc& f, size_t p) {
     for (auto& m : b.matchBuffers) other |= m.source.buffer.get() == buf;
     if (b.body && b.body->kind() == NodeKind::BufferStore) other |= static_cast<const BufferStore&>(*b.body).buffer.get() == buf;
   });
-  if (other || uses == 0 || uses != all || asIntImm(buf->shape[size_t(dim)])->value % kPanel != 0) return -1;
+  if (other || uses == 0 || uses != all || asIntImm(buf->shape[size_t(dim)])->value < kPanel) return -1;
   return dim;
 }
 
-// W with its dim `dim` (extent O) split into panels: [O / 32][the other dims in order][32]. A new
-// array, or (`inPlace`, the input module being consumed) W's own memory rewritten through a
-// temporary copy and viewed with the new shape, so that a model's weights are not resident twice at
-// the peak.
+// W with its dim `dim` (extent O) split into panels: [ceil(O / 32)][the other dims in order][32], the
+// last panel zero-padded when 32 does not divide O. A new array, or (`inPlace`, the input module
+// being consumed, and no padding) W's own memory rewritten through a temporary copy and viewed with
+// the new shape, so that a model's weights are not resident twice at the peak.
 Result<NDArrayRef> packPanels(const NDArrayRef& w, int dim, bool inPlace) {
   const std::vector<int64_t>& in = w->shape;
   // in = [before..., O, after...]: element (b, o, a) at (b * O + o) * after + a.
   int64_t before = 1, after = 1, o = in[size_t(dim)];
   for (int d = 0; d < dim; ++d) before *= in[size_t(d)];
   for (size_t d = size_t(dim) + 1; d < in.size(); ++d) after *= in[d];
-  std::vector<int64_t> shape{o / kPanel};
+  int64_t panels = (o + kPanel - 1) / kPanel;
+  std::vector<int64_t> shape{panels};
   for (size_t d = 0; d < in.size(); ++d)
     if (int(d) != dim) shape.push_back(in[d]);
   shape.push_back(kPanel);
@@ -194,7 +197,7 @@ Result<NDArrayRef> packPanels(const NDArrayRef& w, int dim, bool inPlace) {
   std::vector<float> copy;
   const float* src = w->as<float>();
   NDArrayRef out;
-  if (inPlace) {
+  if (inPlace && o % kPanel == 0) {
     copy.assign(src, src + total);
     src = copy.data();
     out = make<NDArray>(DataType::float32(), shape, w->data(), w);
@@ -203,10 +206,11 @@ Result<NDArrayRef> packPanels(const NDArrayRef& w, int dim, bool inPlace) {
     if (!out) return Error("PackMatmulWeights: out of memory for a weight of " + std::to_string(total) + " floats");
   }
   float* dst = out->as<float>();
-  for (int64_t s = 0; s < o / kPanel; ++s)
+  for (int64_t s = 0; s < panels; ++s)
     for (int64_t bi = 0; bi < before; ++bi)
       for (int64_t a = 0; a < after; ++a)
-        for (int64_t c = 0; c < kPanel; ++c) dst[((s * before + bi) * after + a) * kPanel + c] = src[(bi * o + s * kPanel + c) * after + a];
+        for (int64_t c = 0; c < kPanel; ++c)
+          dst[((s * before + bi) * after + a) * kPanel + c] = s * kPanel + c < o ? src[(bi * o + s * kPanel + c) * after + a] : 0.0f;
   return out;
 }
 
@@ -216,7 +220,7 @@ PrimFuncRef withPanels(const PrimFunc& f, size_t p, int dim) {
   auto nb = make<Buffer>();
   nb->name = old->name, nb->dtype = old->dtype, nb->scope = old->scope, nb->data = old->data;
   int64_t o = asIntImm(old->shape[size_t(dim)])->value;
-  nb->shape = {intImm(o / kPanel)};
+  nb->shape = {intImm((o + kPanel - 1) / kPanel)};
   for (size_t d = 0; d < old->shape.size(); ++d)
     if (int(d) != dim) nb->shape.push_back(old->shape[d]);
   nb->shape.push_back(intImm(kPanel));

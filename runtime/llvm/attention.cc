@@ -91,11 +91,11 @@ int32_t blocks(void* ctx, int64_t begin, int64_t end) {
   if (!scores) return -1;
   for (int64_t unit = begin; unit < end; ++unit) {
     int64_t b = unit / p.blocks, i0 = (unit % p.blocks) * p.rows, rows = std::min(p.rows, p.m - i0);
-    // rlx_sgemm's descriptor: one row, column and reduction dim each (extent, then strides).
-    const int64_t qk[] = {1, 1, 1, 0, rows, p.d, p.n, p.n, 1, 1, p.d, 1, p.n};
+    // rlx_sgemm's descriptor: one row, column and reduction dim each (extent, then strides), all valid.
+    const int64_t qk[] = {1, 1, 1, 0, rows, p.d, p.n, p.n, 1, 1, p.d, 1, p.n, 0, 0};
     rlx_sgemm(scores, p.q + (b * p.m + i0) * p.d, p.k + b * p.d * p.n, qk);
     for (int64_t r = 0; r < rows; ++r) softmaxRow(scores + r * p.n, p.n);
-    const int64_t pv[] = {1, 1, 1, 0, rows, p.n, p.e, p.e, 1, 1, p.n, 1, p.e};
+    const int64_t pv[] = {1, 1, 1, 0, rows, p.n, p.e, p.e, 1, 1, p.n, 1, p.e, 0, 0};
     rlx_sgemm(p.out + (b * p.m + i0) * p.e, scores, p.v + b * p.n * p.e, pv);
   }
   return 0;

@@ -8,6 +8,17 @@
 
 namespace rlx {
 
+// The descriptor's length: nm, nn, nk, nb, then 3, 3, 3 and 4 entries per dim, then the valid row
+// and column counts (sgemm.h); a caller's own entries (rlx_sgemm_padded's padding) follow.
+inline int64_t descriptorLength(const int64_t* desc) { return 4 + 3 * (desc[0] + desc[1] + desc[2]) + 4 * desc[3] + 2; }
+
+// Whether the descriptor limits its rows or columns to fewer than its dims span (a weight in padded
+// panels): kernels other than the GEMM take only full tuples.
+inline bool limitsRowsOrColumns(const int64_t* desc) {
+  const int64_t* valid = desc + descriptorLength(desc) - 2;
+  return valid[0] != 0 || valid[1] != 0;
+}
+
 // Whether a dim tuple's offsets in one operand step evenly (offset = flat index * step). Read off the
 // dims, not the expanded table: scanning the tables of a long k cost a tenth of a batch-1 MLP's run.
 struct Spacing {

@@ -94,13 +94,17 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   // A column var B reads split (B packed in panels, [j // 32, k, j % 32]) is two column dims: the
   // panels, then the columns within one; so is a row var A reads split (a weight A in panels,
   // [i // 32, k, i % 32], which the GEMM then runs transposed: PackMatmulWeights).
-  auto dimsOf = [&](const std::vector<const PrimVar*>& vars, const Operand& o, std::vector<PrimExpr>& dims) {
+  // A lone var whose extent the split does not divide (a weight's panels padded past its end,
+  // PackMatmulWeights) spans whole panels, and `valid` says how many of them exist (0: all).
+  auto dimsOf = [&](const std::vector<const PrimVar*>& vars, const Operand& o, std::vector<PrimExpr>& dims, int64_t& valid) {
+    valid = 0;
     for (auto* v : vars) {
       const PrimExpr& extent = pn->loopOfVar(v).extent;
       if (const SplitVar* sv = o.splitOf(v)) {
         auto* n = asIntImm(extent);
-        if (!n || n->value % sv->divisor != 0) return false;
-        dims.insert(dims.end(), {intImm(n->value / sv->divisor), o.stride(sv->outer.get()), mul(cStride(v), intImm(sv->divisor))});
+        if (!n || (n->value % sv->divisor != 0 && vars.size() != 1)) return false;
+        if (n->value % sv->divisor != 0) valid = n->value;
+        dims.insert(dims.end(), {intImm((n->value + sv->divisor - 1) / sv->divisor), o.stride(sv->outer.get()), mul(cStride(v), intImm(sv->divisor))});
         dims.insert(dims.end(), {intImm(sv->divisor), o.stride(sv->inner.get()), cStride(v)});
       } else {
         dims.insert(dims.end(), {extent, o.stride(v), cStride(v)});
@@ -111,7 +115,8 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
     return true;
   };
   std::vector<PrimExpr> rowDims, colDims;
-  if (!dimsOf(rows, a, rowDims) || !dimsOf(cols, b, colDims)) return std::nullopt;
+  int64_t validRows = 0, validCols = 0;
+  if (!dimsOf(rows, a, rowDims, validRows) || !dimsOf(cols, b, colDims, validCols)) return std::nullopt;
   std::vector<PrimExpr> cIdx(update.indices.size(), intImm(0));
   std::vector<PrimExpr> args = {make<BufferLoad>(c.dtype, update.buffer, std::move(cIdx)), a.first(), b.first(), intImm(int64_t(rowDims.size() / 3)),
                                 intImm(int64_t(colDims.size() / 3)), intImm(int64_t(red.size())), intImm(int64_t(batch.size()))};
@@ -119,6 +124,7 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   args.insert(args.end(), colDims.begin(), colDims.end());
   for (auto* v : red) args.insert(args.end(), {pn->loopOfVar(v).extent, a.stride(v), b.stride(v)});
   for (auto* v : batch) args.insert(args.end(), {pn->loopOfVar(v).extent, a.stride(v), b.stride(v), cStride(v)});
+  args.insert(args.end(), {intImm(validRows), intImm(validCols)});
   GemmNest out;
   out.call = make<PrimCall>(DataType::int32(), "rlx.sgemm", std::move(args));
   out.c = update.buffer;

@@ -188,6 +188,7 @@ PrimExpr poolCall(const Stmt& s, const Padding& pad) {
     args.insert(args.end(), {pn->loopOfVar(cVars[d]).extent, x.stride(cVars[d]), intImm(stride)});
   }
   for (auto* v : red) args.insert(args.end(), {pn->loopOfVar(v).extent, intImm(0), x.stride(v)});
+  args.insert(args.end(), {intImm(0), intImm(0)});  // every row and column valid
   for (int64_t v : {pad.paddedRows, pad.paddedCols, pad.rows, pad.cols, pad.top, pad.left}) args.push_back(intImm(v));
   for (double v : {pad.fill, start->value}) args.push_back(intImm(int64_t(std::bit_cast<uint32_t>(float(v)))));
   return make<PrimCall>(DataType::int32(), "rlx.pool_padded", std::move(args));

@@ -91,6 +91,9 @@ struct Gemm {
   // B already in micro-panels (a weight the PackMatmulWeights pass laid out as [N / kNR][K][kNR]):
   // each sliver's kNR columns contiguous, k rows kNR floats apart. Read in place, never packed.
   bool bPanels = false;
+  // A's rows / B's columns cut short of their panels' span (the descriptor's valid counts): the
+  // last panel is stored whole, zeros past the operand's end, so a sliver may read all of it.
+  bool aPadded = false, bPadded = false;
   int64_t ldb = 0;
   bool packB = true;      // else the micro-kernel reads B's rows in place
   bool aInPlace = false;   // the micro-kernel broadcasts A's elements from A itself (no packing)
@@ -482,13 +485,13 @@ __attribute__((target("avx512f,fma"))) void gemvPanelOf(int64_t w, int64_t kc, c
   }
 }
 
-// The GEMV over B's micro-panels (bPanels): columns [j, j + w) (whole slivers) of k rows [pc, pc + kc),
+// The GEMV over B's micro-panels (bPanels): columns [j, j + w) (whole slivers, or a padded last one) of k rows [pc, pc + kc),
 // each sliver's two vectors kNR floats a k step from its own panel.
 __attribute__((target("avx512f,fma"))) void gemvSlivers(const Gemm& g, const Operands& o, int64_t pc, int64_t kc, int64_t j, int64_t w, const float* a,
                                                         __m512 (&acc)[kGV]) {
   static_assert(kGW == 4 * kNR, "a GEMV block is four slivers");
   const float* p[4];
-  int64_t slivers = w / kNR;
+  int64_t slivers = (w + kNR - 1) / kNR;  // a padded last panel's zeros go to masked-off lanes
   for (int64_t s = 0; s < 4; ++s) p[s] = o.b + g.kB[size_t(pc)] + g.nB[size_t(j + std::min(s, slivers - 1) * kNR)];
   const int64_t* ka = g.kA.data() + pc;
   __m512 s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3], s4 = acc[4], s5 = acc[5], s6 = acc[6], s7 = acc[7];
@@ -672,10 +675,11 @@ int32_t packWholeB(void* ctx, int64_t begin, int64_t end) {
 
 // Whether an operand's offsets along its `n` rows or columns (`offsets`) and along k (`k`) are
 // panels of kNR: [n / kNR][k][kNR] (PackMatmulWeights' layout, the one packB makes).
-bool inPanels(const std::vector<int64_t>& offsets, int64_t n, const Spacing& outer, const Spacing& k) {
-  if (outer.is(1) || n % kNR != 0 || !k.is(kNR)) return false;
+// A last partial panel counts only when `padded` (stored whole).
+bool inPanels(const std::vector<int64_t>& offsets, int64_t n, const Spacing& outer, const Spacing& k, bool padded) {
+  if (outer.is(1) || (n % kNR != 0 && !padded) || !k.is(kNR)) return false;
   for (int64_t s = 0; s < n; s += kNR)
-    for (int64_t c = 1; c < kNR; ++c)
+    for (int64_t c = 1; c < std::min(kNR, n - s); ++c)
       if (offsets[size_t(s + c)] != offsets[size_t(s)] + c) return false;
   return true;
 }
@@ -688,7 +692,7 @@ void classify(Gemm& g) {
   g.kBUnit = g.kBs.is(1);
   g.ldb = g.k > 1 ? g.kB[1] - g.kB[0] : 0;
   g.bRows = g.nBUnit && g.kBs.is(g.ldb);
-  g.bPanels = inPanels(g.nB, g.n, g.nBs, g.kBs);
+  g.bPanels = inPanels(g.nB, g.n, g.nBs, g.kBs, g.bPadded);
   if (g.bPanels) g.ldb = kNR;
 }
 
@@ -703,6 +707,7 @@ void transpose(Gemm& g) {
   std::swap(g.mAs, g.nBs);
   std::swap(g.kAs, g.kBs);
   std::swap(g.mCs, g.nCs);
+  std::swap(g.aPadded, g.bPadded);
   g.transposed = !g.transposed;
   classify(g);
 }
@@ -739,6 +744,16 @@ int32_t run(Gemm& g, const int64_t* desc) {
   offsets<2>(dims + 3 * (nm + nn), nk, {&g.kA, &g.kB}, {&g.kAs, &g.kBs});
   Spacing unused[3];
   offsets<3>(dims + 3 * (nm + nn + nk), nb, {&g.bA, &g.bB, &g.bC}, {&unused[0], &unused[1], &unused[2]});
+  // Valid counts short of the dims' span (panels padded past the last row or column): the tables
+  // keep only the rows and columns that exist; the padded operand's last panel is read whole.
+  const int64_t* valid = desc + rlx::descriptorLength(desc) - 2;
+  auto cut = [](int64_t count, std::vector<int64_t>& x, std::vector<int64_t>& y) {
+    if (count <= 0 || count >= int64_t(x.size())) return false;
+    x.resize(size_t(count)), y.resize(size_t(count));
+    return true;
+  };
+  g.aPadded = cut(valid[0], g.mA, g.mC);
+  g.bPadded = cut(valid[1], g.nB, g.nC);
   g.m = int64_t(g.mA.size()), g.n = int64_t(g.nB.size()), g.k = int64_t(g.kA.size()), g.batches = int64_t(g.bA.size());
   if (g.epilogue && g.batches > 1) return -1;  // its blocks could not say which GEMM they are of
   if (g.m == 0 || g.n == 0 || g.batches == 0) return 0;
@@ -764,7 +779,7 @@ int32_t run(Gemm& g, const int64_t* desc) {
   // so when its outputs are small): transposed, it is B in the panels the tiles stream, the vectors along its
   // output channels instead of a 7x7 image's 49 pixels (64 lanes computed for them), and a
   // squeeze-excitation's one pixel makes the GEMV.
-  else if (!g.bPanels && inPanels(g.mA, g.m, g.mAs, g.kAs)) transpose(g);
+  else if (!g.bPanels && inPanels(g.mA, g.m, g.mAs, g.kAs, g.aPadded)) transpose(g);
   // With few rows each B element is used by few micro-tiles: reading B in place beats copying it.
   // So it does for up to a few hundred rows when B's rows are under a page apart (the hardware
   // prefetchers follow the stride within a page) and B is at most twice the L2 (1 thread, best of

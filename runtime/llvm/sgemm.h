@@ -10,8 +10,11 @@ extern "C" {
 // GEMM) need no copy: `desc` holds nm, nn, nk, nb, then per i dim (outermost first) its extent and
 // its strides in A and C, per j dim its extent and strides in B and C, per k dim its extent and
 // strides in A and B (elements; k dims in the block's summation order), per batch dim its extent and
-// its strides in A, B and C. No dims means extent 1. Batch dims make independent GEMMs (a batched
-// matmul, attention's heads) that the threads share out as one loop. Returns 0.
+// its strides in A, B and C, then the number of valid rows and of valid columns (0: all the dims
+// span). No dims means extent 1. Batch dims make independent GEMMs (a batched matmul, attention's
+// heads) that the threads share out as one loop. A valid count below the span cuts the flat rows
+// or columns short: a weight in panels of 32 padded with zeros past its last column (a 50257-wide
+// LM head) spans whole panels, C only the columns that exist. Returns 0.
 // A 3x3 stride-1 convolution large enough to gain is computed by Winograd's F(4x4, 3x3) instead
 // (winograd.h: the same sums, rounded differently; RLX_WINOGRAD=0 keeps the in-order GEMM).
 int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc);

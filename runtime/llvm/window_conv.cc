@@ -29,6 +29,7 @@ constexpr int kRows = 4;
 constexpr int64_t kMaxTaps = 64;
 
 bool parse(const int64_t* desc, Window& w) {
+  if (limitsRowsOrColumns(desc)) return false;
   int64_t nm = desc[0], nn = desc[1], nk = desc[2], nb = desc[3];
   const int64_t* rows = desc + 4;
   const int64_t* cols = rows + 3 * nm;
@@ -276,9 +277,6 @@ bool splitTaps(Window& w) {
   }
   return true;
 }
-
-// The descriptor's length: nm, nn, nk, nb, then 3, 3, 3 and 4 entries per dim.
-int64_t descriptorLength(const int64_t* desc) { return 4 + 3 * (desc[0] + desc[1] + desc[2]) + 4 * desc[3]; }
 
 // Every plane of `w` (its operands and options set) on the thread pool; the first failure code.
 int32_t run(Window& w) {

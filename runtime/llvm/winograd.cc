@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/llvm/gemm_offsets.h"
 #include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/thread_pool.h"
@@ -79,7 +80,7 @@ bool enabled() {
 // convolution's images are column dims, so batch dims (a batched matmul's) never make one.
 bool parse(const int64_t* desc, Conv& cv) {
   int64_t nm = desc[0], nn = desc[1], nk = desc[2], nb = desc[3];
-  if (nm != 1 || nn < 2 || nk != 3 || nb != 0) return false;
+  if (nm != 1 || nn < 2 || nk != 3 || nb != 0 || limitsRowsOrColumns(desc)) return false;
   const int64_t* row = desc + 4;
   const int64_t* cols = row + 3;
   const int64_t* red = cols + 3 * nn;
