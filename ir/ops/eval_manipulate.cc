@@ -37,6 +37,47 @@ void gatherFrom(NDArray& out, const NDArray& src, const std::function<int64_t(co
   forEachIndex(out.shape, [&](const Shape& idx, int64_t flat) { copyElem(out, flat, src, srcOffset(idx)); });
 }
 
+namespace {
+
+// dst[i] = src[i * step] for i < n, elements of T.
+template <class T>
+void stridedRun(char* dst, const char* src, int64_t step, int64_t n) {
+  T* d = reinterpret_cast<T*>(dst);
+  const T* s = reinterpret_cast<const T*>(src);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(d + i, s + i * step, sizeof(T));
+}
+
+}  // namespace
+
+void stridedCopy(NDArray& out, const NDArray& src, const Shape& srcStrides) {
+  const int64_t n = out.numel(), nd = int64_t(out.shape.size());
+  if (n == 0) return;
+  const size_t w = size_t(src.dtype.bytes());
+  const int64_t inner = nd ? out.shape[size_t(nd - 1)] : 1, step = nd ? srcStrides[size_t(nd - 1)] : 0;
+  char* dst = static_cast<char*>(out.data());
+  const char* base = static_cast<const char*>(src.data());
+  Shape idx(size_t(std::max<int64_t>(nd - 1, 0)), 0);
+  int64_t offset = 0;  // the source element of idx (the outer dims), kept as idx steps
+  for (int64_t flat = 0; flat < n; flat += inner) {
+    char* d = dst + size_t(flat) * w;
+    const char* s = base + size_t(offset) * w;
+    switch (w) {
+      case 1: stridedRun<uint8_t>(d, s, step, inner); break;
+      case 2: stridedRun<uint16_t>(d, s, step, inner); break;
+      case 4: stridedRun<uint32_t>(d, s, step, inner); break;
+      case 8: stridedRun<uint64_t>(d, s, step, inner); break;
+      default:
+        for (int64_t i = 0; i < inner; ++i) std::memcpy(d + size_t(i) * w, s + size_t(i * step) * w, w);
+    }
+    for (int64_t k = nd - 2; k >= 0; --k) {
+      offset += srcStrides[size_t(k)];
+      if (++idx[size_t(k)] < out.shape[size_t(k)]) break;
+      offset -= idx[size_t(k)] * srcStrides[size_t(k)];
+      idx[size_t(k)] = 0;
+    }
+  }
+}
+
 NDArrayRef copyOf(const NDArray& x) {
   NDArrayRef out = allocTensor(x.dtype, x.shape);
   copyRun(*out, 0, x, 0, x.numel());
@@ -166,11 +207,9 @@ Result<Value> evalPermuteDims(const Call& call, const std::vector<Value>& args) 
   Shape shape, xs = stridesOf(x->shape);
   for (int p : perm) shape.push_back(x->shape[size_t(p)]);
   RLX_TRY(out, newTensor(call, x->dtype, shape));
-  gatherFrom(*out, *x, [&](const Shape& idx) {
-    int64_t off = 0;
-    for (size_t d = 0; d < perm.size(); ++d) off += idx[d] * xs[size_t(perm[d])];
-    return off;
-  });
+  Shape from;
+  for (int p : perm) from.push_back(xs[size_t(p)]);
+  stridedCopy(*out, *x, from);
   return Value::ofTensor(out);
 }
 
@@ -301,8 +340,11 @@ Result<Value> evalBroadcastTo(const Call& call, const std::vector<Value>& args) 
   for (size_t k = 1; ok && k <= xn; ++k) ok = x->shape[xn - k] == 1 || x->shape[xn - k] == target[tn - k];
   if (!ok) return evalError(call, fmt::format("cannot broadcast {} to {}", shapeText(x->shape), shapeText(target)));
   RLX_TRY(out, newTensor(call, x->dtype, target));
-  Shape xs = stridesOf(x->shape);
-  gatherFrom(*out, *x, [&](const Shape& idx) { return broadcastOffset(idx, x->shape, xs); });
+  // Each target dim steps through x at its stride, or not at all where x has 1 (or no dim).
+  Shape xs = stridesOf(x->shape), from(tn, 0);
+  for (size_t k = 1; k <= xn; ++k)
+    if (x->shape[xn - k] != 1) from[tn - k] = xs[xn - k];
+  stridedCopy(*out, *x, from);
   return Value::ofTensor(out);
 }
 

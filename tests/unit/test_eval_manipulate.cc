@@ -43,6 +43,16 @@ TEST_CASE("eval: permute_dims reorders axes (None reverses)", "[eval]") {
   CHECK(p.shape == Dims{3, 2, 1});
   CHECK(p.values == V{0, 3, 1, 4, 2, 5});
   CHECK(ev("relax.permute_dims", {iota("bool", {0, 2})}).shape == Dims{2, 0});
+  // Three axes rotated, in 2- and 8-byte dtypes: out[a, b, c] = x[c, a, b] = 12c + 4a + b.
+  for (const char* dtype : {"float16", "int64"}) {
+    auto r = ev("relax.permute_dims", {iota(dtype, {2, 3, 4})}, {{"axes", Ints({1, 2, 0})}});
+    CHECK(r.shape == Dims{3, 4, 2});
+    V want;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 4; ++b)
+        for (int c = 0; c < 2; ++c) want.push_back(12 * c + 4 * a + b);
+    CHECK(r.values == want);
+  }
 }
 
 TEST_CASE("eval: concat and stack", "[eval]") {
@@ -91,6 +101,8 @@ TEST_CASE("eval: broadcast_to, tile and repeat follow numpy", "[eval]") {
   CHECK(ev("relax.broadcast_to", {C("float32", {2, 1}, {1, 2}), Ints({2, 3})}).values == V{1, 1, 1, 2, 2, 2});
   CHECK(ev("relax.broadcast_to", {C("int32", {3}, {1, 2, 3}), Ints({2, 3})}).values == V{1, 2, 3, 1, 2, 3});
   CHECK(ev("relax.broadcast_to", {C("int32", {}, {4}), Ints({2})}).values == V{4, 4});
+  CHECK(ev("relax.broadcast_to", {C("int32", {2, 1, 2}, {1, 2, 3, 4}), Ints({2, 2, 3, 2})}).values ==
+        V{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4});
   CHECK(ev("relax.broadcast_to", {C("int32", {1}, {4}), Ints({0})}).shape == Dims{0});
   CHECK(isError(ev("relax.broadcast_to", {C("int32", {2}, {1, 2}), Ints({3})})));
   CHECK(ev("relax.tile", {C("int32", {2}, {1, 2})}, {{"repeats", Ints({2})}}).values == V{1, 2, 1, 2});
