@@ -150,6 +150,18 @@ Stmt scheduleReductionNest(const Stmt& s) {
   if (nest.size() < 3 || !cur || cur->kind() != NodeKind::BlockRealize) return s;
   auto& r = static_cast<const BlockRealize&>(*cur);
   if (Stmt window = windowOutside(nest, r)) return window;
+  // Two or more reduction loops innermost that no window schedule took (a global average pool's
+  // rows and columns under its channel loop): as a row-fused nest's, the init before them and the
+  // innermost one reassociating. They had summed in scalar order, one dependent add per element (a
+  // fifth of EfficientNet's squeeze-excitation means: 1.4 ms of its 16).
+  size_t n = nest.size(), m = 0;
+  while (m < n && exactBinding(r, nest[n - 1 - m]->loopVar.get()) == IterVar::CommReduce) ++m;
+  if (m >= 2 && m < n) {
+    const For& first = *nest[n - m];
+    Stmt reductions = copyFor(first, first.body, first.loopKind);
+    Stmt rows = scheduleRowReduction(reductions);
+    return rows.get() == reductions.get() ? s : rebuildOuter(nest, n - m, rows);
+  }
   const For& j = *nest[nest.size() - 2];
   const For& k = *nest.back();
   if (j.loopKind != For::Serial || k.loopKind != For::Serial) return s;

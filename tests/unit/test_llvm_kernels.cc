@@ -665,6 +665,22 @@ def keep(x: T.Buffer((T.int64(8), T.int64(64)), "float32"), s: T.Buffer((T.int64
   CHECK(matches(*ir, "fadd reassoc nsz <(8|16) x float>"));
   CHECK(agree(keep, {filled(DataType::float32(), {8, 64}, 6), zeros({8, 1})}) == "");
 
+  // A global average pool's sum: two reduction loops (rows, columns of each plane) under the
+  // channel loop and two of extent 1; the init moves before them, the inner one in vector lanes.
+  auto pool = parsePrim(R"(@T.prim_func(private=True)
+def pool(x: T.Buffer((T.int64(1), T.int64(24), T.int64(28), T.int64(28)), "float32"), s: T.Buffer((T.int64(1), T.int64(24), T.int64(1), T.int64(1)), "float32")):
+    for n, c, u, v, ky, kx in T.grid(T.int64(1), T.int64(24), T.int64(1), T.int64(1), T.int64(28), T.int64(28)):
+        with T.block("sum"):
+            vn, vc, vu, vv, vy, vx = T.axis.remap("SSSSRR", [n, c, u, v, ky, kx])
+            with T.init():
+                s[vn, vc, vu, vv] = T.float32(0.0)
+            s[vn, vc, vu, vv] = s[vn, vc, vu, vv] + x[vn, vc, vy, vx]
+)");
+  ir = emitLLVM(pool, "pool");
+  REQUIRE(ir.ok());
+  CHECK(matches(*ir, "fadd reassoc nsz <(8|16) x float>"));
+  CHECK(agree(pool, {filled(DataType::float32(), {1, 24, 28, 28}, 8), zeros({1, 24, 1, 1})}) == "");
+
   // A column sum: the load runs along j, so k moves outside j and each sum keeps k's order exactly.
   auto cols = parsePrim(R"(@T.prim_func(private=True)
 def cols(x: T.Buffer((T.int64(4), T.int64(64), T.int64(32)), "float32"), s: T.Buffer((T.int64(4), T.int64(32)), "float32")):
