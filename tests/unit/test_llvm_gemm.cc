@@ -332,7 +332,12 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
               S{"(1, 33, 10, 9)", "(33, 1, 3, 3)", "strides=[1, 1], padding=[2, 2, 2, 2], dilation=[2, 2], groups=33"},
               S{"(1, 17, 9, 10)", "(17, 1, 3, 3)", "strides=[1, 2], padding=[0, 2, 1, 0], groups=17"},
               S{"(1, 9, 1, 5)", "(9, 1, 3, 3)", "strides=[1, 1], padding=[1, 1, 1, 1], groups=9"},
-              S{"(1, 12, 56, 60)", "(12, 1, 3, 3)", "strides=[1, 1], padding=[1, 1, 1, 1], groups=12"}}) {
+              S{"(1, 12, 56, 60)", "(12, 1, 3, 3)", "strides=[1, 1], padding=[1, 1, 1, 1], groups=12"},
+              // Rows of 7, 5 and 7 adjacent taps at stride 1 share their loads (ConvNeXt's 7x7);
+              // rows 13 and 21 wide leave tails of 5 pixels.
+              S{"(1, 18, 14, 13)", "(18, 1, 7, 7)", "strides=[1, 1], padding=[3, 3, 3, 3], groups=18"},
+              S{"(1, 16, 9, 21)", "(16, 1, 3, 5)", "strides=[1, 1], padding=[1, 2, 1, 2], groups=16"},
+              S{"(1, 10, 6, 16)", "(10, 1, 1, 7)", "strides=[1, 1], padding=[0, 3, 0, 3], groups=10"}}) {
     auto fs = lower(std::string("x: ") + T(s.x) + ", w: " + T(s.w) + ", b: " + T("(1, " + std::string(s.w).substr(1, std::string(s.w).find(',') - 1) + ", 1, 1)"),
                     std::string("            cv = R.nn.conv2d(x, w, ") + s.attrs + ")\n            ad = R.add(cv, b)\n" +
                         "            gv = R.clip(ad, R.prim_value(T.float32(0)), R.prim_value(T.float32(6)))\n");
