@@ -381,8 +381,14 @@ __attribute__((target("avx512f"), always_inline)) inline void storeColumns(const
   for (int64_t j = 16; j < nr; ++j) _mm256_storeu_ps(base + cols[j], col[j - 16]);
 }
 
-template <int R, bool kTwo, bool kAPacked>
+// Where a micro-tile reads A: packed micro-panels, its rows in place (each its own pointer), or rows
+// in place that are consecutive elements (a transposed convolution's output pixels: one pointer,
+// the row a displacement, so that eight row pointers no longer crowd the registers out).
+enum class AFrom { Rows, Packed, Consecutive };
+
+template <int R, bool kTwo, AFrom kA>
 __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& pf) {
+  constexpr bool kAPacked = kA == AFrom::Packed;
   __m512 acc0[R], acc1[R];
   __mmask16 cm0 = firstLanes(t.nr), cm1 = firstLanes(t.nr - 16);
   alignas(64) float tile[R][kNR];
@@ -406,6 +412,9 @@ __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& 
   auto aAt = [&](int64_t k) {
     if constexpr (kAPacked) {
       const float* a = ap + k * kMR;
+      return [a](int r) { return a[r]; };
+    } else if constexpr (kA == AFrom::Consecutive) {
+      const float* a = aRow[0] + ka[k];
       return [a](int r) { return a[r]; };
     } else {
       int64_t off = ka[k];
@@ -538,12 +547,12 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, const Oper
 }
 
 using MicroFn = void (*)(const Tile&, PanelPrefetch&);
-template <bool kAPacked>
+template <AFrom kA>
 constexpr MicroFn kMicroRows[2][kMR + 1] = {
-    {nullptr, micro<1, false, kAPacked>, micro<2, false, kAPacked>, micro<3, false, kAPacked>, micro<4, false, kAPacked>, micro<5, false, kAPacked>, micro<6, false, kAPacked>, micro<7, false, kAPacked>, micro<8, false, kAPacked>},
-    {nullptr, micro<1, true, kAPacked>, micro<2, true, kAPacked>, micro<3, true, kAPacked>, micro<4, true, kAPacked>, micro<5, true, kAPacked>, micro<6, true, kAPacked>, micro<7, true, kAPacked>, micro<8, true, kAPacked>}};
-// kMicro[A packed][two halves][rows].
-constexpr const MicroFn (*kMicro[2])[kMR + 1] = {kMicroRows<false>, kMicroRows<true>};
+    {nullptr, micro<1, false, kA>, micro<2, false, kA>, micro<3, false, kA>, micro<4, false, kA>, micro<5, false, kA>, micro<6, false, kA>, micro<7, false, kA>, micro<8, false, kA>},
+    {nullptr, micro<1, true, kA>, micro<2, true, kA>, micro<3, true, kA>, micro<4, true, kA>, micro<5, true, kA>, micro<6, true, kA>, micro<7, true, kA>, micro<8, true, kA>}};
+// kMicro[where A is read (AFrom)][two halves][rows].
+constexpr const MicroFn (*kMicro[3])[kMR + 1] = {kMicroRows<AFrom::Rows>, kMicroRows<AFrom::Packed>, kMicroRows<AFrom::Consecutive>};
 
 // Rows [i0, i1) x columns [j0, j1) of C, on one thread. [nextJ0, nextJ1): the columns of the block
 // this thread runs next (nextJ0 = -1: none), whose first B panel is prefetched while the last one
@@ -605,8 +614,13 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             int64_t mr = std::min(kMR, mc - ir);
             for (int64_t r = 0; r < mr; ++r) rows[r] = o.c + g.mC[size_t(ic + ir + r)] + (g.cUnit ? g.nC[size_t(j)] : 0);
-            if (g.aInPlace)
+            AFrom from = g.aInPlace ? AFrom::Rows : AFrom::Packed;
+            if (g.aInPlace) {
               for (int64_t r = 0; r < mr; ++r) aRows[r] = o.a + g.mA[size_t(ic + ir + r)];
+              bool consecutive = true;
+              for (int64_t r = 1; r < mr && consecutive; ++r) consecutive = aRows[r] == aRows[0] + r;
+              if (consecutive) from = AFrom::Consecutive;
+            }
             t.ap = g.aInPlace ? nullptr : as + ir * kc;
             // The next tile's rows of C, requested for writing now, so that its stores (a short k
             // sum stores after few FMAs) find their lines in cache: a 6 x 1500 x 1500 x 64 batch of
@@ -618,7 +632,7 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
                 __builtin_prefetch(line, 1, 3);
                 if (nr > 16) __builtin_prefetch(line + 64, 1, 3);
               }
-            kMicro[!g.aInPlace][nr > 16][mr](t, prefetch);
+            kMicro[int(from)][nr > 16][mr](t, prefetch);
           }
           // With the last k block done, this sliver's rows of C are final: the epilogue reads them
           // while they are in L1 (after a whole block of columns, they had left for L2 or beyond; a
