@@ -303,6 +303,7 @@ struct Tile {
   const float* ap = nullptr;
   const float* const* aRows = nullptr;
   const int64_t* ka = nullptr;
+  int64_t aStep = 0;  // AFrom::Strided: the floats from one row of A to the next
   const float* bp = nullptr;
   int64_t ldb = 0;
   __mmask16 bm0 = 0xFFFF, bm1 = 0xFFFF;
@@ -383,8 +384,9 @@ __attribute__((target("avx512f"), always_inline)) inline void storeColumns(const
 
 // Where a micro-tile reads A: packed micro-panels, its rows in place (each its own pointer), or rows
 // in place that are consecutive elements (a transposed convolution's output pixels: one pointer,
-// the row a displacement, so that eight row pointers no longer crowd the registers out).
-enum class AFrom { Rows, Packed, Consecutive };
+// the row a displacement, so that eight row pointers no longer crowd the registers out) or evenly
+// apart (attention's probabilities times v: one pointer and the step).
+enum class AFrom { Rows, Packed, Consecutive, Strided };
 
 template <int R, bool kTwo, AFrom kA>
 __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& pf) {
@@ -416,6 +418,10 @@ __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& 
     } else if constexpr (kA == AFrom::Consecutive) {
       const float* a = aRow[0] + ka[k];
       return [a](int r) { return a[r]; };
+    } else if constexpr (kA == AFrom::Strided) {
+      const float* a = aRow[0] + ka[k];
+      const int64_t step = t.aStep;
+      return [a, step](int r) { return a[r * step]; };
     } else {
       int64_t off = ka[k];
       return [&aRow, off](int r) { return aRow[r][off]; };
@@ -552,7 +558,7 @@ constexpr MicroFn kMicroRows[2][kMR + 1] = {
     {nullptr, micro<1, false, kA>, micro<2, false, kA>, micro<3, false, kA>, micro<4, false, kA>, micro<5, false, kA>, micro<6, false, kA>, micro<7, false, kA>, micro<8, false, kA>},
     {nullptr, micro<1, true, kA>, micro<2, true, kA>, micro<3, true, kA>, micro<4, true, kA>, micro<5, true, kA>, micro<6, true, kA>, micro<7, true, kA>, micro<8, true, kA>}};
 // kMicro[where A is read (AFrom)][two halves][rows].
-constexpr const MicroFn (*kMicro[3])[kMR + 1] = {kMicroRows<AFrom::Rows>, kMicroRows<AFrom::Packed>, kMicroRows<AFrom::Consecutive>};
+constexpr const MicroFn (*kMicro[4])[kMR + 1] = {kMicroRows<AFrom::Rows>, kMicroRows<AFrom::Packed>, kMicroRows<AFrom::Consecutive>, kMicroRows<AFrom::Strided>};
 
 // Rows [i0, i1) x columns [j0, j1) of C, on one thread. [nextJ0, nextJ1): the columns of the block
 // this thread runs next (nextJ0 = -1: none), whose first B panel is prefetched while the last one
@@ -617,9 +623,10 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
             AFrom from = g.aInPlace ? AFrom::Rows : AFrom::Packed;
             if (g.aInPlace) {
               for (int64_t r = 0; r < mr; ++r) aRows[r] = o.a + g.mA[size_t(ic + ir + r)];
-              bool consecutive = true;
-              for (int64_t r = 1; r < mr && consecutive; ++r) consecutive = aRows[r] == aRows[0] + r;
-              if (consecutive) from = AFrom::Consecutive;
+              t.aStep = mr > 1 ? aRows[1] - aRows[0] : 1;
+              bool even = true;
+              for (int64_t r = 2; r < mr && even; ++r) even = aRows[r] - aRows[r - 1] == t.aStep;
+              if (even) from = t.aStep == 1 ? AFrom::Consecutive : AFrom::Strided;
             }
             t.ap = g.aInPlace ? nullptr : as + ir * kc;
             // The next tile's rows of C, requested for writing now, so that its stores (a short k
