@@ -245,14 +245,13 @@ int32_t runChannelLanes(Window& w) {
   p.origin = (start / w.paddedCols) * p.pitch + (start % w.paddedCols) * kLanes;
   p.stepY = (w.bY / w.paddedCols) * p.pitch, p.stepX = w.bX * kLanes;
   for (size_t t = 0; t < w.tapA.size(); ++t) p.tap[t] = w.tapRow[t] * p.pitch + w.tapCol[t] * kLanes;
-  // Rows of adjacent taps: the first row's columns step by one, every row repeats them.
+  // Rows of adjacent taps: as many as the first row has, each row's columns those of the first.
   const int64_t taps = int64_t(w.tapA.size());
   int64_t rowTaps = 1;
   while (rowTaps < taps && w.tapRow[size_t(rowTaps)] == w.tapRow[0]) ++rowTaps;
   bool rows = taps % rowTaps == 0;
   for (int64_t t = 0; rows && t < taps; ++t)
-    rows = w.tapRow[size_t(t)] == w.tapRow[size_t(t - t % rowTaps)] && w.tapCol[size_t(t)] == w.tapCol[size_t(t - t % rowTaps)] + t % rowTaps &&
-           w.tapCol[size_t(t - t % rowTaps)] == w.tapCol[0];
+    rows = w.tapRow[size_t(t)] == w.tapRow[size_t(t - t % rowTaps)] && w.tapCol[size_t(t)] == w.tapCol[0] + t % rowTaps;
   if (rows) p.tapRows = taps / rowTaps, p.rowTaps = rowTaps;
   // Bands of at least 4 rows, enough of them for 8 units per thread.
   const int64_t threads = parallelThreads(), groupUnits = p.groups * outers;

@@ -238,11 +238,16 @@ Reads readsOf(const Window& w, int64_t offset, float* scratch) {
 }
 
 // Planes [begin, end): batch element p / outers, outer index p % outers.
+// plane<> for the columns' stride through the input.
+template <bool kPool>
+auto planeFor(int64_t bX) {
+  return bX == 1 ? plane<Columns::Unit, kPool> : bX == 2 ? plane<Columns::Two, kPool> : plane<Columns::Gather, kPool>;
+}
+
 int32_t planes(void* ctx, int64_t begin, int64_t end) {
   const Window& w = *static_cast<const Window*>(ctx);
   int64_t outers = int64_t(w.outerB.size());
-  auto run = w.pool ? (w.bX == 1 ? plane<Columns::Unit, true> : w.bX == 2 ? plane<Columns::Two, true> : plane<Columns::Gather, true>)
-                    : (w.bX == 1 ? plane<Columns::Unit, false> : w.bX == 2 ? plane<Columns::Two, false> : plane<Columns::Gather, false>);
+  auto run = w.pool ? planeFor<true>(w.bX) : planeFor<false>(w.bX);
   // A copied plane plus a vector of slack: a tail's masked loads may start past its last row.
   int64_t planeFloats = w.paddedRows * w.paddedCols;
   float* scratch = w.input && planeFloats <= kCopiedPlaneFloats ? threadScratch(ScratchSlot::WindowPlane, size_t(planeFloats + 32)) : nullptr;
@@ -301,15 +306,22 @@ bool windowConv(float* c, const float* a, const float* b, const int64_t* desc, i
   return true;
 }
 
+// The window of `desc` (rlx_sgemm's layout) over the padded input its entries after the descriptor
+// describe (padded rows and columns, input rows and columns, top and left), taps split; false when it
+// is not one (the schedule makes such calls only for windows: schedule_window.h).
+bool parsePadded(const int64_t* desc, Window& w) {
+  if (!windowKernelAvailable() || !parse(desc, w)) return false;
+  const int64_t* pad = desc + descriptorLength(desc);
+  w.paddedRows = pad[0], w.paddedCols = pad[1], w.rows = pad[2], w.cols = pad[3], w.top = pad[4], w.left = pad[5];
+  return splitTaps(w);
+}
+
 }  // namespace rlx
 
 extern "C" int32_t rlx_sgemm_padded_epilogue(float* c, const float* a, const float* input, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx) {
   rlx::Window w;
-  if (!rlx::windowKernelAvailable() || !rlx::parse(desc, w)) return -1;  // the schedule fuses only window convolutions (schedule_window.h)
-  const int64_t* pad = desc + rlx::descriptorLength(desc);
+  if (!rlx::parsePadded(desc, w)) return -1;
   w.c = c, w.a = a, w.input = input, w.epilogue = epilogue, w.ctx = ctx;
-  w.paddedRows = pad[0], w.paddedCols = pad[1], w.rows = pad[2], w.cols = pad[3], w.top = pad[4], w.left = pad[5];
-  if (!rlx::splitTaps(w)) return -1;
   if (rlx::channelLanesFit(w)) return rlx::runChannelLanes(w);
   return rlx::run(w);
 }
@@ -320,12 +332,10 @@ extern "C" int32_t rlx_sgemm_padded(float* c, const float* a, const float* input
 
 extern "C" int32_t rlx_pool_padded(float* c, const float* input, const int64_t* desc) {
   rlx::Window w;
-  if (!rlx::windowKernelAvailable() || !rlx::parse(desc, w)) return -1;  // the schedule fuses only such windows (schedule_window.h)
-  const int64_t* pad = desc + rlx::descriptorLength(desc);
+  if (!rlx::parsePadded(desc, w)) return -1;
+  const int64_t* values = desc + rlx::descriptorLength(desc) + 6;  // after the padding: fill, init
   static const float none = 0;
   w.c = c, w.a = &none, w.input = input, w.pool = true;
-  w.paddedRows = pad[0], w.paddedCols = pad[1], w.rows = pad[2], w.cols = pad[3], w.top = pad[4], w.left = pad[5];
-  w.fill = std::bit_cast<float>(uint32_t(pad[6])), w.init = std::bit_cast<float>(uint32_t(pad[7]));
-  if (!rlx::splitTaps(w)) return -1;
+  w.fill = std::bit_cast<float>(uint32_t(values[0])), w.init = std::bit_cast<float>(uint32_t(values[1]));
   return rlx::run(w);
 }
