@@ -1,5 +1,5 @@
 // The constants of rlx's float exp (Cody and Waite's reduction, a degree-7 Taylor polynomial), which
-// the JIT's expFloat (intrin.cc) and the attention kernel's exp16 (attention.cc) both compute.
+// the JIT's expFloat (intrin.cc) and the attention kernel's exp16 (attention.cc) both use.
 #pragma once
 
 namespace rlx::exp_float {
@@ -11,5 +11,9 @@ inline constexpr double kLn2High = 0.693145751953125, kLn2Low = 1.42860676533018
 inline constexpr double kTaylor[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0};
 // The arguments whose result is a normal float: ln(smallest normal) and ln(largest finite).
 inline constexpr double kLowest = -87.33654, kHighest = 88.72283;
+// The JIT's clamp of exp's argument (expFloat in intrin.cc, which rounds x / ln2 down): n is -127 at
+// the bottom (a zero scale) and 128 at the top (an infinite one).
+inline constexpr double kClampLow = -87.5, kClampHigh = 89.0;
+inline constexpr double kSqrt2 = 1.4142135623730951;
 
 }  // namespace rlx::exp_float

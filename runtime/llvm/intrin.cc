@@ -49,11 +49,13 @@ llvm::Value* Codegen::callMath(const std::string& name, llvm::Type* ty, std::vec
 
 namespace {
 
-// exp(x) in float for x in [ln(smallest normal), ln(largest finite)], inline so that it vectorizes at
-// any width with no call: x = n ln2 + r (n = x / ln2 rounded to even, r in [-ln2/2, ln2/2] by a
-// two-part ln2, Cody and Waite's reduction), e^r by its Taylor polynomial to degree 7 (truncation
-// under 5e-9 relative, so within 2 ulp of the rounded result), times 2^n built in the exponent
-// field (n = 128, the top of the range, as 2 * 2^127). libmvec's AVX2 expf, what the vectorizer
+// exp(x) in float for x in [kClampLow, kClampHigh] (exp_float.h), inline so that it vectorizes at
+// any width with no call: x = (n + 1/2) ln2 + s (n = x / ln2 rounded down, s in [-ln2/2, ln2/2) by a
+// two-part ln2, Cody and Waite's reduction), sqrt(2) e^s by its Taylor polynomial to degree 7
+// (coefficients times sqrt(2); truncation under 5e-9 relative, so within a few ulp of the rounded
+// result), times 2^n built in the exponent field. Rounding n down makes the clamped range's n run
+// from -127 to 128, the field's 0 (so 0, for results that would be denormals) to 255 (infinity, past
+// ln(largest finite)): no case of its own at either end. libmvec's AVX2 expf, what the vectorizer
 // called at 8 lanes, cost about 3.5 cycles per element: half of a softmax over Whisper's 1500-wide
 // rows went there.
 llvm::Value* expFloat(Codegen& cg, llvm::Value* x) {
@@ -61,32 +63,32 @@ llvm::Value* expFloat(Codegen& cg, llvm::Value* x) {
   llvm::Type* ty = x->getType();
   auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
   auto fma = [&](llvm::Value* m, llvm::Value* a, llvm::Value* add) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {ty}, {m, a, add}); };
-  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, c(exp_float::kLog2e)));
-  llvm::Value* r = fma(n, c(-exp_float::kLn2High), x);
-  r = fma(n, c(-exp_float::kLn2Low), r);
-  llvm::Value* p = c(exp_float::kTaylor[0]);
-  for (size_t i = 1; i < std::size(exp_float::kTaylor); ++i) p = fma(p, r, c(exp_float::kTaylor[i]));
-  llvm::Type* i32 = b.getInt32Ty();
-  llvm::Value* ni = b.CreateFPToSI(n, i32);
-  llvm::Value* top = b.CreateICmpSGT(ni, b.getInt32(127));
-  llvm::Value* n1 = b.CreateSelect(top, b.getInt32(127), ni);
-  llvm::Value* scale = b.CreateBitCast(b.CreateShl(b.CreateAdd(n1, b.getInt32(127)), 23), ty);
-  llvm::Value* out = b.CreateFMul(p, scale);
-  return b.CreateSelect(top, b.CreateFMul(out, c(2.0)), out);
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFMul(x, c(exp_float::kLog2e)));
+  llvm::Value* middle = b.CreateFAdd(n, c(0.5));  // n + 1/2 times ln2's high part is exact
+  llvm::Value* r = fma(middle, c(-exp_float::kLn2High), x);
+  r = fma(middle, c(-exp_float::kLn2Low), r);
+  llvm::Value* p = c(exp_float::kTaylor[0] * exp_float::kSqrt2);
+  for (size_t i = 1; i < std::size(exp_float::kTaylor); ++i) p = fma(p, r, c(exp_float::kTaylor[i] * exp_float::kSqrt2));
+  llvm::Value* ni = b.CreateFPToSI(n, b.getInt32Ty());
+  return b.CreateFMul(p, b.CreateBitCast(b.CreateShl(b.CreateAdd(ni, b.getInt32(127)), 23), ty));
 }
 
-// exp(x), with the arguments whose result is not a normal number decided here: libmvec's vector exp
-// takes a scalar fallback for each such lane, and a causal mask's -1e9 puts one in every vector of
-// a softmax row (11x slower). Below ln(smallest normal) the result is 0 (a denormal flushed to
-// zero, as oneDNN's exp does; off by under 1.2e-38), above ln(largest finite) infinity, NaN stays.
+// exp(x), the arguments whose result is not a normal number included: libmvec's vector exp takes a
+// scalar fallback for each such lane, and a causal mask's -1e9 puts one in every vector of a
+// softmax row (11x slower). In float the input is clamped to expFloat's range, which gives 0 below
+// (a denormal flushed to zero, as oneDNN's exp does) and infinity above; the clamps are ordered
+// compares (a max and a min), so a NaN stays NaN.
 llvm::Value* expNormalRange(Codegen& cg, llvm::Value* x) {
   llvm::IRBuilder<>& b = cg.b;
   llvm::Type* ty = x->getType();
-  bool single = ty->isFloatTy();
-  auto lo = llvm::ConstantFP::get(ty, single ? exp_float::kLowest : -708.3964), hi = llvm::ConstantFP::get(ty, single ? exp_float::kHighest : 709.7827);
+  if (ty->isFloatTy()) {
+    auto lo = llvm::ConstantFP::get(ty, exp_float::kClampLow), hi = llvm::ConstantFP::get(ty, exp_float::kClampHigh);
+    llvm::Value* clamped = b.CreateSelect(b.CreateFCmpOLT(x, lo), lo, x);
+    return expFloat(cg, b.CreateSelect(b.CreateFCmpOGT(clamped, hi), hi, clamped));
+  }
+  auto lo = llvm::ConstantFP::get(ty, -708.3964), hi = llvm::ConstantFP::get(ty, 709.7827);
   llvm::Value *below = b.CreateFCmpOLT(x, lo), *above = b.CreateFCmpOGT(x, hi);
-  llvm::Value* inRange = b.CreateSelect(below, lo, b.CreateSelect(above, hi, x));
-  llvm::Value* e = single ? expFloat(cg, inRange) : cg.callMath("exp", ty, {inRange});
+  llvm::Value* e = cg.callMath("exp", ty, {b.CreateSelect(below, lo, b.CreateSelect(above, hi, x))});
   return b.CreateSelect(below, llvm::ConstantFP::get(ty, 0.0), b.CreateSelect(above, llvm::ConstantFP::getInfinity(ty), e));
 }
 
