@@ -186,23 +186,68 @@ __attribute__((target("avx512f,fma,bmi2"))) void plane(const Window& w, const Re
 // A padded plane of at most this many floats (32 KB: it stays in L1 while the window slides) is
 // copied into the thread's scratch, in a border zeroed once; a larger one is read in place (the copy
 // of a 112 x 112 plane cost as much as its convolution, while a small plane's edge blocks, all of
-// them at 7 x 7, run faster on the copy than with per-tap masks).
+// them at 7 x 7, run faster on the copy than with per-tap masks). Planes read at column stride 2 are
+// always copied, split (below).
 constexpr int64_t kCopiedPlaneFloats = int64_t(8) << 10;
 
-// The padded plane `index` in `buf`: the input plane's rows copied in with masked vector moves (a
-// libc call per row of 7 to 56 floats cost more than the row); the border (the padding's value), the
-// same for every plane of this geometry, is filled only when the buffer last held another geometry.
-__attribute__((target("avx512f"))) void copyPlane(const Window& w, int64_t index, float* buf) {
+// Where a plane's copy lies in the thread's scratch. A split copy holds the padded plane's even
+// columns and then, `half` floats a row, its odd columns: a window at column stride 2 then reads
+// each tap's 16 outputs' inputs with one unit-stride load (two loads and a permute in place, and
+// per-tap masks at the plane's edges; MobileNetV2's stride-2 96 x 112 x 112 depthwise layer ran at
+// twice ONNX Runtime's time).
+struct PlaneCopy {
+  bool split = false;
+  int64_t half = 0, parityFloats = 0;  // a split row's floats per parity; one parity's plane
+  int64_t floats = 0;                   // the whole copy
+
+  explicit PlaneCopy(const Window& w, bool split) : split(split) {
+    half = (w.paddedCols + 1) / 2, parityFloats = w.paddedRows * half;
+    floats = split ? 2 * parityFloats : w.paddedRows * w.paddedCols;
+  }
+};
+
+// Input row `from` (cols floats) into a split copy's row: its column c at padded column left + c,
+// whose parity picks the half and whose half the index. The even input columns all go to one half
+// and the odd ones to the other, 16 of each per 32 inputs.
+__attribute__((target("avx512f"))) void splitRow(const float* from, int64_t cols, int64_t left, int64_t parityFloats, float* row) {
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+  float* toEven = row + (left % 2) * parityFloats + left / 2;
+  float* toOdd = row + ((left + 1) % 2) * parityFloats + (left + 1) / 2;
+  int64_t c = 0;
+  for (; c + 32 <= cols; c += 32, toEven += 16, toOdd += 16) {
+    __m512 v0 = _mm512_loadu_ps(from + c), v1 = _mm512_loadu_ps(from + c + 16);
+    _mm512_storeu_ps(toEven, _mm512_permutex2var_ps(v0, even, v1));
+    _mm512_storeu_ps(toOdd, _mm512_permutex2var_ps(v0, odd, v1));
+  }
+  if (c < cols) {
+    int64_t n = cols - c;
+    __m512 v0 = _mm512_maskz_loadu_ps(firstLanes(n), from + c), v1 = _mm512_maskz_loadu_ps(firstLanes(n - 16), from + c + 16);
+    _mm512_mask_storeu_ps(toEven, firstLanes((n + 1) / 2), _mm512_permutex2var_ps(v0, even, v1));
+    _mm512_mask_storeu_ps(toOdd, firstLanes(n / 2), _mm512_permutex2var_ps(v0, odd, v1));
+  }
+}
+
+// The padded plane `index` in `buf` (as `copy` lays it out): the input plane's rows copied in with
+// masked vector moves (a libc call per row of 7 to 56 floats cost more than the row); the border
+// (the padding's value), the same for every plane of this geometry, is filled only when the buffer
+// last held another geometry.
+__attribute__((target("avx512f"))) void copyPlane(const Window& w, const PlaneCopy& copy, int64_t index, float* buf) {
   struct Geometry {
     const float* buf;
     int64_t paddedRows, paddedCols, rows, cols, top, left;
     uint32_t fill;  // the border's value, as bits
+    bool split;
     bool operator==(const Geometry&) const = default;
   };
   thread_local Geometry filled{};
-  Geometry g{buf, w.paddedRows, w.paddedCols, w.rows, w.cols, w.top, w.left, std::bit_cast<uint32_t>(w.fill)};
-  if (!(filled == g)) std::fill(buf, buf + w.paddedRows * w.paddedCols + 32, w.fill), filled = g;
+  Geometry g{buf, w.paddedRows, w.paddedCols, w.rows, w.cols, w.top, w.left, std::bit_cast<uint32_t>(w.fill), copy.split};
+  if (!(filled == g)) std::fill(buf, buf + copy.floats + 32, w.fill), filled = g;
   const float* src = w.input + index * w.rows * w.cols;
+  if (copy.split) {
+    for (int64_t r = 0, cols = w.cols, left = w.left; r < w.rows; ++r) splitRow(src + r * cols, cols, left, copy.parityFloats, buf + (r + w.top) * copy.half);
+    return;
+  }
   for (int64_t r = 0; r < w.rows; ++r) {
     const float* from = src + r * w.cols;
     float* to = buf + (r + w.top) * w.paddedCols + w.left;
@@ -213,9 +258,10 @@ __attribute__((target("avx512f"))) void copyPlane(const Window& w, int64_t index
   }
 }
 
-// The reads of the plane at B offset `offset`: in place, the padded plane copied into `scratch` (small
-// planes), or the input plane it pads read in place with the border's zeros masked in.
-Reads readsOf(const Window& w, int64_t offset, float* scratch) {
+// The reads of the plane at B offset `offset`: in place, the padded plane copied into `scratch`
+// (small planes; split, each tap's offset in the copy written to `splitTaps`), or the input plane it
+// pads read in place with the border's zeros masked in.
+Reads readsOf(const Window& w, int64_t offset, float* scratch, const PlaneCopy& copy, int64_t* splitTaps) {
   Reads in;
   in.bY = w.bY, in.bX = w.bX;
   if (!w.input) {
@@ -223,8 +269,20 @@ Reads readsOf(const Window& w, int64_t offset, float* scratch) {
     return in;
   }
   int64_t planeFloats = w.paddedRows * w.paddedCols, index = offset / planeFloats, rest = offset % planeFloats;
+  if (scratch && copy.split) {
+    // Output (y, x)'s tap t reads padded row r0 + y sy + tapRow, column c0 + 2 x + tapCol: in the
+    // half of that column's parity, at index (c0 + tapCol) / 2 + x.
+    copyPlane(w, copy, index, scratch);
+    int64_t r0 = rest / w.paddedCols, c0 = rest % w.paddedCols;
+    for (size_t t = 0; t < w.tapA.size(); ++t) {
+      int64_t col = c0 + w.tapCol[t];
+      splitTaps[t] = (col % 2) * copy.parityFloats + w.tapRow[t] * copy.half + col / 2;
+    }
+    in.b = scratch, in.o = r0 * copy.half, in.bY = w.bY / w.paddedCols * copy.half, in.bX = 1, in.tap = splitTaps;
+    return in;
+  }
   if (scratch) {
-    copyPlane(w, index, scratch);
+    copyPlane(w, copy, index, scratch);
     in.b = scratch, in.o = rest, in.tap = w.tapB.data();
     return in;
   }
@@ -247,14 +305,17 @@ auto planeFor(int64_t bX) {
 int32_t planes(void* ctx, int64_t begin, int64_t end) {
   const Window& w = *static_cast<const Window*>(ctx);
   int64_t outers = int64_t(w.outerB.size());
-  auto run = w.pool ? planeFor<true>(w.bX) : planeFor<false>(w.bX);
   // A copied plane plus a vector of slack: a tail's masked loads may start past its last row.
-  int64_t planeFloats = w.paddedRows * w.paddedCols;
-  float* scratch = w.input && planeFloats <= kCopiedPlaneFloats ? threadScratch(ScratchSlot::WindowPlane, size_t(planeFloats + 32)) : nullptr;
-  if (w.input && planeFloats <= kCopiedPlaneFloats && !scratch) return -1;
+  const PlaneCopy copy(w, w.bX == 2);
+  const bool copied = w.input && (copy.split || copy.floats <= kCopiedPlaneFloats);
+  float* scratch = copied ? threadScratch(ScratchSlot::WindowPlane, size_t(copy.floats + 32)) : nullptr;
+  if (copied && !scratch) return -1;
+  int64_t splitTaps[kMaxTaps];
   for (int64_t p = begin; p < end; ++p) {
     size_t batch = size_t(p / outers), outer = size_t(p % outers);
-    run(w, readsOf(w, w.batchB[batch] + w.outerB[outer], scratch), w.a + w.batchA[batch], w.c + w.batchC[batch] + w.outerC[outer]);
+    Reads in = readsOf(w, w.batchB[batch] + w.outerB[outer], scratch, copy, splitTaps);
+    auto run = w.pool ? planeFor<true>(in.bX) : planeFor<false>(in.bX);
+    run(w, in, w.a + w.batchA[batch], w.c + w.batchC[batch] + w.outerC[outer]);
     if (w.epilogue) {
       int64_t plane = w.height * w.width, first = int64_t(outer) * plane;
       if (int32_t code = w.epilogue(w.ctx, int64_t(batch), int64_t(batch) + 1, first, first + plane)) {

@@ -284,7 +284,8 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
   // of one row, which computes it with window_conv.cc (unit, stride-2 and gathered columns: the
   // dilated window); its padding stage is folded into the call (rlx_sgemm_padded pads a small plane
   // at a time and reads a large one in place, masking in the border's zeros: the planes from 90 x 90
-  // on, schedule_window.h). Same sums, in the same order.
+  // on, schedule_window.h; a plane read at column stride 2 is copied with its even and odd columns
+  // apart, odd and even left paddings and widths short of 32 here). Same sums, in the same order.
   struct S {
     const char *x, *w, *attrs;
   };
@@ -356,7 +357,8 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
 TEST_CASE("llvm gemm: padded max pooling runs on the window kernel and agrees", "[llvm][gemm]") {
   // The padding stage (the lowest float outside the input) and the max nest become one
   // rlx_pool_padded call: small planes copied into a border of that value, large ones read in place
-  // with it masked in; unit, stride-2 and gathered (dilated, stride-3) columns; two images.
+  // with it masked in, stride-2 ones copied split by column parity; unit, stride-2 and gathered
+  // (dilated, stride-3) columns; two images.
   // Inputs span negative values, so a border of zeros instead would show in the edge outputs.
   struct S {
     const char *x, *attrs;
