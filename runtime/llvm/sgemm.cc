@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "runtime/llvm/gemm_offsets.h"
@@ -107,9 +108,9 @@ struct Gemm {
   // pack all of B again): k-block pc's micro-panels start at packedB + pc * nPadded.
   float* packedB = nullptr;
   int64_t nPadded = 0;
-  // Work units (column or row blocks of `unit` slivers / micro-rows), numbered batch element by
-  // batch element (unitsPerBatch each), shared out by `queues`.
-  int64_t unit = 1, units = 0, unitsPerBatch = 0;
+  // Work units (column or row blocks of about `unit` slivers / micro-rows), numbered batch element by
+  // batch element (unitsPerBatch each, splitting its blocksPerBatch blocks), shared out by `queues`.
+  int64_t unit = 1, units = 0, unitsPerBatch = 0, blocksPerBatch = 0;
   rlx::UnitQueues queues;
   // The element-wise epilogue each finished block of C goes through (null: none), in the caller's
   // coordinates (before `transpose` swapped rows and columns), and the first failure it reported.
@@ -733,6 +734,14 @@ void transpose(Gemm& g) {
   classify(g);
 }
 
+// Unit u's blocks [first, last) of its batch element: the blocks split as evenly as the unit count
+// allows (units of a fixed size left the last one short: 40 slivers in 7 units of 6 gave two
+// threads 18 and 22).
+std::pair<int64_t, int64_t> unitBlocks(const Gemm& g, int64_t u) {
+  int64_t i = u % g.unitsPerBatch;
+  return {g.blocksPerBatch * i / g.unitsPerBatch, g.blocksPerBatch * (i + 1) / g.unitsPerBatch};
+}
+
 // One thread's share: units taken from the queues until none is left. The unit this thread
 // likely runs next has its B panel prefetched while the current one computes (when it is of the same
 // batch element).
@@ -741,7 +750,8 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
   auto block = hasAvx512() ? blockAvx512 : blockPortable;
   int64_t slot = rlx::parallelSlot();
   for (int64_t u = g.queues.take(slot); u >= 0; u = g.queues.take(slot)) {
-    int64_t batch = u / g.unitsPerBatch, begin = u % g.unitsPerBatch * g.unit, end = begin + g.unit;
+    int64_t batch = u / g.unitsPerBatch;
+    auto [begin, end] = unitBlocks(g, u);
     Operands o = g.at(batch);
     if (g.gemv) {
       gemvAvx512(g, o, begin * kGW, std::min(end * kGW, g.n));
@@ -750,8 +760,8 @@ int32_t chunk(void* ctx, int64_t, int64_t) {
     } else {
       int64_t next = g.queues.peek(slot);
       bool more = next >= 0 && next / g.unitsPerBatch == batch;
-      int64_t nextBegin = next % g.unitsPerBatch * g.unit;
-      block(g, o, 0, g.m, begin * kNR, std::min(end * kNR, g.n), more ? nextBegin * kNR : -1, more ? std::min((nextBegin + g.unit) * kNR, g.n) : -1);
+      auto [nextBegin, nextEnd] = more ? unitBlocks(g, next) : std::pair<int64_t, int64_t>{-1, -1};
+      block(g, o, 0, g.m, begin * kNR, std::min(end * kNR, g.n), more ? nextBegin * kNR : -1, more ? std::min(nextEnd * kNR, g.n) : -1);
     }
   }
   return 0;
@@ -811,7 +821,7 @@ int32_t run(Gemm& g, const int64_t* desc) {
   int threads = rlx::parallelThreads();
   if (g.m == 1 && hasAvx512()) {
     g.gemv = true;
-    g.unitsPerBatch = (g.n + kGW - 1) / kGW;
+    g.unitsPerBatch = g.blocksPerBatch = (g.n + kGW - 1) / kGW;
     g.units = g.unitsPerBatch * g.batches;
     g.queues.reset(g.units, std::min<int64_t>(g.units, threads));
     int32_t code = rlx_parallel_for(chunk, &g, g.queues.parts(), kGW * g.k);
@@ -858,7 +868,10 @@ int32_t run(Gemm& g, const int64_t* desc) {
   // (2 threads, 1x1 convolutions: 128 -> 512 channels at 28x28 0.51 -> 0.44 ms, 64 -> 256 at 56x56
   // 0.63 -> 0.47 ms).
   if (threads > 1 && g.batches < 2 * threads) g.unit = std::min(g.unit, std::max<int64_t>(1, (blocks + 2 * threads - 1) / (2 * threads)));
-  g.unitsPerBatch = (blocks + g.unit - 1) / g.unit;
+  g.unitsPerBatch = (blocks + g.unit - 1) / g.unit, g.blocksPerBatch = blocks;
+  // One GEMM: a multiple of the threads' count of units, so that each thread's own range holds as
+  // many blocks as another's (the queues share out units, not blocks).
+  if (g.batches == 1 && threads > 1) g.unitsPerBatch = std::min(blocks, (g.unitsPerBatch + threads - 1) / threads * threads);
   g.units = g.unitsPerBatch * g.batches;
   g.queues.reset(g.units, std::min<int64_t>(g.units, threads));
   int64_t work = (g.splitRows ? kMR * g.n : kNR * g.m) * g.k * g.unit;
