@@ -26,6 +26,7 @@
 using rlx::offsets;
 using rlx::Spacing;
 
+using rlx::everySecondLane;
 using rlx::firstLanes;
 
 namespace {
@@ -135,7 +136,7 @@ __attribute__((target("avx512f"))) void packA(const Gemm& g, const Operands& o, 
     bool run = !g.kAUnit && (rowStep == 1 || rowStep == 2);
     for (int64_t r = 2; run && r < rows; ++r) run = row[r] - row[r - 1] == rowStep;
     if (run) {
-      const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+      const __m512i even = everySecondLane(0);
       __mmask16 m = firstLanes(rowStep * (rows - 1) + 1);
       for (; k < kc; ++k) {
         __m512 v = _mm512_maskz_loadu_ps(m, row[0] + ka[k]);
@@ -252,7 +253,7 @@ __attribute__((target("avx512f"))) void packB(const Gemm& g, const Operands& o, 
           if (runStep[r] == 2) {
             // Lane l takes src[2l]: the even elements of the next 32, read with masks that stop at
             // the last one taken.
-            const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+            const __m512i even = everySecondLane(0);
             for (int64_t c = 0; c < n; c += 16, src += 32) {
               int64_t last = 2 * std::min<int64_t>(16, n - c) - 1;  // elements [0, last) are read
               __m512 lo = _mm512_maskz_loadu_ps(firstLanes(last), src), hi = _mm512_maskz_loadu_ps(firstLanes(last - 16), src + 16);

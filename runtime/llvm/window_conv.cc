@@ -69,7 +69,7 @@ __attribute__((target("avx512f,bmi2"), always_inline)) inline __m512 loadColumns
     return _mm512_maskz_loadu_ps(m, p);
   } else if constexpr (kCols == Columns::Two) {
     // Output lane l reads p[2l]: lanes up to 15 of the first 16 inputs, the rest of the next 16.
-    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i even = everySecondLane(0);
     __mmask16 lo = __mmask16(_pdep_u32(m & 0xFF, 0x5555)), hi = __mmask16(_pdep_u32((m >> 8) & 0xFF, 0x5555));
     return _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(lo, p), even, _mm512_maskz_loadu_ps(hi, p + 16));
   } else {
@@ -97,14 +97,13 @@ struct Reads {
 // never read): computed on integers, so that no out-of-range pointer is formed.
 inline const float* at(const float* b, int64_t offset) { return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(b) + uintptr_t(offset * int64_t(sizeof(float)))); }
 
-// Lanes l of 16 output columns whose input column c + l * sx lies in [0, cols) (no division for the
-// unit and stride-2 columns: edge blocks compute this per tap).
+// Lanes l of 16 output columns whose input column c + l * sx lies in [0, cols) (no division for unit
+// columns: edge blocks compute this per tap; planes read at stride 2 are copied, never masked).
 template <Columns kCols>
 __attribute__((target("avx512f"), always_inline)) inline __mmask16 insideColumns(int64_t c, int64_t sx, int64_t cols) {
   if (c > cols - 1) return 0;
   int64_t first, last;  // the first and last lane inside
   if constexpr (kCols == Columns::Unit) first = c >= 0 ? 0 : -c, last = cols - 1 - c;
-  else if constexpr (kCols == Columns::Two) first = c >= 0 ? 0 : (1 - c) >> 1, last = (cols - 1 - c) >> 1;
   else first = c >= 0 ? 0 : (sx - 1 - c) / sx, last = (cols - 1 - c) / sx;
   if (first > 15 || last < first) return 0;
   return __mmask16(firstLanes(std::min<int64_t>(last, 15) + 1) & ~firstLanes(first));
@@ -210,8 +209,8 @@ struct PlaneCopy {
 // whose parity picks the half and whose half the index. The even input columns all go to one half
 // and the odd ones to the other, 16 of each per 32 inputs.
 __attribute__((target("avx512f"))) void splitRow(const float* from, int64_t cols, int64_t left, int64_t parityFloats, float* row) {
-  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-  const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+  const __m512i even = everySecondLane(0);
+  const __m512i odd = everySecondLane(1);
   float* toEven = row + (left % 2) * parityFloats + left / 2;
   float* toOdd = row + ((left + 1) % 2) * parityFloats + (left + 1) / 2;
   int64_t c = 0;
