@@ -121,7 +121,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline __m512 tapInto(cons
 // padded plane, so each (tap, row) checks its row and masks its columns (the padding's value).
 // kPool: the taps' maximum from w.init (max pooling) instead of their weighted sum.
 template <int R, Columns kCols, bool kEdge, bool kPool>
-__attribute__((target("avx512f,fma,bmi2"))) void block(const Window& w, const Reads& in, const float* a, float* c, int64_t y0, int64_t x0, __mmask16 m,
+__attribute__((target("avx512f,fma,bmi2"), always_inline)) inline void block(const Window& w, const Reads& in, const float* a, float* c, int64_t y0, int64_t x0, __mmask16 m,
                                                    __m512i gatherB, __m512i scatterC) {
   __m512 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = kPool ? _mm512_set1_ps(w.init) : _mm512_setzero_ps();
@@ -156,13 +156,124 @@ __attribute__((target("avx512f,fma,bmi2"))) void block(const Window& w, const Re
 // Rows [y0, y0 + R) (R <= N) at columns x0: the block of R rows, in place when every tap reads
 // inside the plane.
 template <int N, Columns kCols, bool kPool>
-__attribute__((target("avx512f,fma,bmi2"))) void rowBlock(const Window& w, const Reads& in, const float* a, float* c, int64_t y0, int64_t R, int64_t x0, __mmask16 m,
+__attribute__((target("avx512f,fma,bmi2"), always_inline)) inline void rowBlock(const Window& w, const Reads& in, const float* a, float* c, int64_t y0, int64_t R, int64_t x0, __mmask16 m,
                                                        bool insideCols, __m512i gatherB, __m512i scatterC) {
   if constexpr (N > 1)
     if (R < N) return rowBlock<N - 1, kCols, kPool>(w, in, a, c, y0, R, x0, m, insideCols, gatherB, scatterC);
   bool inside = !in.padded || (insideCols && in.y0 + y0 * in.sy + w.minTapRow >= 0 && in.y0 + (y0 + N - 1) * in.sy + w.maxTapRow < in.rows);
   if (inside) block<N, kCols, false, kPool>(w, in, a, c, y0, x0, m, gatherB, scatterC);
   else block<N, kCols, true, kPool>(w, in, a, c, y0, x0, m, gatherB, scatterC);
+}
+
+// A window whose taps are a KH x KW grid over input rows (tap ky * KW + kx at tap[0] + ky rowStep +
+// column[kx]) read by output rows SY input rows apart (bY = SY rowStep), columns unit: output rows
+// r and r + 1 share KH - SY input rows, so each input vector is loaded once per block and feeds
+// every row's accumulator that needs it (a 3 x 3 block of four rows: 18 loads at stride 1 and 27
+// at stride 2, instead of 36), the weights held in registers for the whole plane. Each accumulator
+// still sums its taps in their order: the same results as block(). `column` is the kx offsets: 0, 1,
+// 2 in a plain plane; in a split copy (stride 2) each tap column in its parity's half.
+template <int KH, int KW>
+struct Grid {
+  int sy = 0;  // 0: not a grid
+  int64_t rowStep = 0;
+  int64_t column[KW] = {};
+};
+
+template <int KH, int KW>
+Grid<KH, KW> gridOf(const Window& w, const Reads& in) {
+  Grid<KH, KW> g;
+  if (int64_t(w.tapA.size()) != KH * KW || in.bX != 1 || w.cX != 1) return g;
+  int64_t rowStep = in.tap[KW] - in.tap[0];
+  int sy = rowStep > 0 && in.bY == rowStep ? 1 : rowStep > 0 && in.bY == 2 * rowStep ? 2 : 0;
+  for (int kx = 0; kx < KW; ++kx) g.column[kx] = in.tap[kx] - in.tap[0];
+  for (int ky = 0; ky < KH && sy; ++ky)
+    for (int kx = 0; kx < KW; ++kx)
+      if (in.tap[ky * KW + kx] != in.tap[0] + ky * rowStep + g.column[kx]) sy = 0;
+  // In an uncopied plane, offsets can coincide across rows (a 2-wide plane's tap (0, 2) is (1, 0)),
+  // and gridBlock masks columns by the first row's taps: the grid must be one of rows and columns.
+  if (in.padded)
+    for (int t = 0; t < KH * KW && sy; ++t)
+      if (w.tapRow[size_t(t)] != w.tapRow[0] + t / KW || w.tapCol[size_t(t)] != w.tapCol[0] + t % KW) sy = 0;
+  for (int kx = 0; kx < KW && sy == 1; ++kx)
+    if (g.column[kx] != kx) sy = 0;
+  g.sy = sy, g.rowStep = rowStep;
+  return g;
+}
+
+// Output rows [y0, y0 + R) x columns [x0, x0 + 16) of a grid window, every tap row inside the plane;
+// tap column kx loads the lanes in mask[kx] (in an uncopied plane, those whose input is inside it).
+template <int R, int SY, int KH, int KW>
+__attribute__((target("avx512f,fma"), always_inline)) inline void gridBlock(const Window& w, const Reads& in, const Grid<KH, KW>& g, const __m512 (&weight)[KH * KW],
+                                                                             float* c, int64_t y0, int64_t x0, __mmask16 m, const __mmask16 (&mask)[KW]) {
+  __m512 acc[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+  const int64_t first = in.o + y0 * in.bY + x0 + in.tap[0];
+#pragma GCC unroll 16
+  for (int i = 0; i < SY * (R - 1) + KH; ++i)
+#pragma GCC unroll 8
+    for (int kx = 0; kx < KW; ++kx) {
+      // At row stride 1 the columns are consecutive (gridOf): kx as a constant frees registers.
+      __m512 v = _mm512_maskz_loadu_ps(mask[kx], at(in.b, first + i * g.rowStep + (SY == 1 ? kx : g.column[kx])));
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r)
+        if (i - SY * r >= 0 && i - SY * r < KH) acc[r] = _mm512_fmadd_ps(weight[(i - SY * r) * KW + kx], v, acc[r]);
+    }
+  float* out = c + y0 * w.cY + x0;
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(out + r * w.cY, m, acc[r]);
+}
+
+// Whether the planes of `w` run better as row vectors than with channels in the lanes
+// (window_channels.h): a stride-1 3 x 3 window over rows longer than one vector shares its loads
+// across rows (gridPlane), 56 x 56 planes 15% and 28 x 28 ones 14% faster than transposed to
+// channel lanes; a plane one vector wide would leave lanes idle, and strided or 5 x 5 windows share
+// fewer loads or hold too many weights.
+bool rowVectorsFavoured(const Window& w) {
+  if (w.width <= 16 || w.cX != 1 || w.bX != 1 || w.bY != w.paddedCols || w.tapA.size() != 9) return false;
+  for (size_t t = 0; t < 9; ++t)
+    if (w.tapRow[t] != w.tapRow[0] + int64_t(t / 3) || w.tapCol[t] != w.tapCol[0] + int64_t(t % 3)) return false;
+  return true;
+}
+
+// plane() for a grid window: row blocks whose taps stay inside the plane's rows on gridBlock (the
+// columns of an uncopied plane masked per tap column), the top and bottom ones of an uncopied plane
+// on block()'s per-tap checks.
+template <int SY, int KH, int KW>
+__attribute__((target("avx512f,fma,bmi2"))) void gridPlane(const Window& w, const Reads& in, const Grid<KH, KW>& g, const float* a, float* c) {
+  static_assert(kRows == 4, "gridPlane's blocks are at most four rows");
+  __m512 weight[KH * KW];
+  for (int t = 0; t < KH * KW; ++t) weight[t] = _mm512_set1_ps(a[w.tapA[size_t(t)]]);
+  const __m512i unused = _mm512_setzero_si512();
+  for (int64_t y0 = 0; y0 < w.height; y0 += kRows) {
+    int64_t rows = std::min<int64_t>(kRows, w.height - y0);
+    bool insideRows = !in.padded || (in.y0 + y0 * in.sy + w.minTapRow >= 0 && in.y0 + (y0 + rows - 1) * in.sy + w.maxTapRow < in.rows);
+    for (int64_t x0 = 0; x0 < w.width; x0 += 16) {
+      __mmask16 m = firstLanes(w.width - x0);
+      if (!insideRows) {
+        int64_t n = std::min<int64_t>(16, w.width - x0);
+        bool insideCols = in.x0 + x0 + w.minTapCol >= 0 && in.x0 + x0 + n - 1 + w.maxTapCol < in.cols;
+        rowBlock<kRows, Columns::Unit, false>(w, in, a, c, y0, rows, x0, m, insideCols, unused, unused);
+        continue;
+      }
+      __mmask16 mask[KW];
+      for (int kx = 0; kx < KW; ++kx) mask[kx] = in.padded ? m & insideColumns<Columns::Unit>(in.x0 + x0 + w.tapCol[size_t(kx)], 1, in.cols) : m;
+      switch (rows) {
+        case 4: gridBlock<4, SY, KH, KW>(w, in, g, weight, c, y0, x0, m, mask); break;
+        case 3: gridBlock<3, SY, KH, KW>(w, in, g, weight, c, y0, x0, m, mask); break;
+        case 2: gridBlock<2, SY, KH, KW>(w, in, g, weight, c, y0, x0, m, mask); break;
+        default: gridBlock<1, SY, KH, KW>(w, in, g, weight, c, y0, x0, m, mask); break;
+      }
+    }
+  }
+}
+
+// The plane on gridPlane when its window is a 3 x 3 grid at row stride 1 or 2; false otherwise.
+bool runGrid(const Window& w, const Reads& in, const float* a, float* c) {
+  auto g = gridOf<3, 3>(w, in);
+  if (g.sy == 1) gridPlane<1>(w, in, g, a, c);
+  else if (g.sy == 2) gridPlane<2>(w, in, g, a, c);
+  return g.sy != 0;
 }
 
 template <Columns kCols, bool kPool>
@@ -313,8 +424,10 @@ int32_t planes(void* ctx, int64_t begin, int64_t end) {
   for (int64_t p = begin; p < end; ++p) {
     size_t batch = size_t(p / outers), outer = size_t(p % outers);
     Reads in = readsOf(w, w.batchB[batch] + w.outerB[outer], scratch, copy, splitTaps);
-    auto run = w.pool ? planeFor<true>(in.bX) : planeFor<false>(in.bX);
-    run(w, in, w.a + w.batchA[batch], w.c + w.batchC[batch] + w.outerC[outer]);
+    const float* a = w.a + w.batchA[batch];
+    float* c = w.c + w.batchC[batch] + w.outerC[outer];
+    if (w.pool) planeFor<true>(in.bX)(w, in, a, c);
+    else if (!runGrid(w, in, a, c)) planeFor<false>(in.bX)(w, in, a, c);
     if (w.epilogue) {
       int64_t plane = w.height * w.width, first = int64_t(outer) * plane;
       if (int32_t code = w.epilogue(w.ctx, int64_t(batch), int64_t(batch) + 1, first, first + plane)) {
@@ -382,7 +495,7 @@ extern "C" int32_t rlx_sgemm_padded_epilogue(float* c, const float* a, const flo
   rlx::Window w;
   if (!rlx::parsePadded(desc, w)) return -1;
   w.c = c, w.a = a, w.input = input, w.epilogue = epilogue, w.ctx = ctx;
-  if (rlx::channelLanesFit(w)) return rlx::runChannelLanes(w);
+  if (!rlx::rowVectorsFavoured(w) && rlx::channelLanesFit(w)) return rlx::runChannelLanes(w);
   return rlx::run(w);
 }
 

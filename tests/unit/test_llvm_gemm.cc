@@ -296,6 +296,8 @@ TEST_CASE("llvm gemm: depthwise convolutions run on the window kernel, pooling w
               S{"(1, 4, 12, 20)", "(4, 1, 3, 3)", "strides=[3, 3], padding=[1, 1, 1, 1], groups=4"},
               S{"(2, 6, 11, 9)", "(6, 1, 7, 7)", "strides=[1, 1], padding=[3, 3, 3, 3], groups=6"},
               S{"(1, 3, 96, 100)", "(3, 1, 3, 3)", "strides=[1, 1], padding=[1, 1, 1, 1], groups=3"},
+              S{"(1, 2, 95, 99)", "(2, 1, 3, 3)", "strides=[1, 1], padding=[2, 0, 1, 2], groups=2"},
+              S{"(1, 2, 2100, 2)", "(2, 1, 3, 3)", "strides=[1, 1], padding=[1, 1, 1, 1], groups=2"},
               S{"(1, 2, 97, 101)", "(2, 1, 5, 5)", "strides=[2, 2], padding=[2, 2, 2, 2], groups=2"},
               S{"(1, 2, 90, 95)", "(2, 1, 3, 3)", "strides=[3, 3], padding=[1, 1, 1, 1], groups=2"},
               S{"(1, 2, 92, 96)", "(2, 1, 3, 3)", "strides=[1, 1], padding=[2, 2, 2, 2], dilation=[2, 2], groups=2"},
