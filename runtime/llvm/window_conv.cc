@@ -248,6 +248,10 @@ __attribute__((target("avx512f,fma,bmi2"))) void gridPlane(const Window& w, cons
   for (int64_t y0 = 0; y0 < w.height; y0 += kRows) {
     int64_t rows = std::min<int64_t>(kRows, w.height - y0);
     bool insideRows = !in.padded || (in.y0 + y0 * in.sy + w.minTapRow >= 0 && in.y0 + (y0 + rows - 1) * in.sy + w.maxTapRow < in.rows);
+    // The next block's output rows, requested for writing: in a whole model the output planes come
+    // from beyond the L3 (their stores waited on the lines; 96 x 112 x 112 at stride 2 0.40 -> 0.36 ms).
+    for (int64_t y = y0 + kRows; y < std::min(y0 + 2 * kRows, w.height); ++y)
+      for (int64_t x = 0; x < w.width; x += 16) __builtin_prefetch(c + y * w.cY + x, 1, 3);
     for (int64_t x0 = 0; x0 < w.width; x0 += 16) {
       __mmask16 m = firstLanes(w.width - x0);
       if (!insideRows) {
