@@ -116,6 +116,56 @@ Stmt windowOutside(const std::vector<const For*>& nest, const BlockRealize& r) {
   return rebuildOuter(nest, jAt, make<SeqStmt>(std::move(seq)));
 }
 
+// The innermost two reduction loops (k1 of E1, k2 of E2, from 0) as one, when every load that
+// reads them has them as its last two indices over a compact buffer whose last dim is E2: a plane
+// contiguous in memory (a global average pool's rows and columns). `for k1: for k2: block` becomes
+// `init; for k (E1 E2, reassociating): block` with the block's k1 and k2 bound to k / E2 and k % E2
+// (the address folds back to k). The plane's 49 or 196 elements then sum in vector lanes; alone, the
+// 7- or 14-long row loop was vectorized across the rows with gathers (EfficientNet-B0's
+// squeeze-excitation means). Null when the nest is not so.
+Stmt mergedPlaneReduction(const std::vector<const For*>& nest, const BlockRealize& r) {
+  size_t n = nest.size();
+  const For& k1 = *nest[n - 2];
+  const For& k2 = *nest[n - 1];
+  auto constant = [](const PrimExpr& e) { return e && e->kind() == NodeKind::IntImm ? static_cast<const IntImm&>(*e).value : int64_t(-1); };
+  int64_t e1 = constant(k1.extent), e2 = constant(k2.extent);
+  if (e1 < 1 || e2 < 2 || constant(k1.min) != 0 || constant(k2.min) != 0) return nullptr;
+  const TirBlock& blk = *r.block;
+  if (!blk.init || !blk.body || blk.body->kind() != NodeKind::BufferStore || !blk.allocBuffers.empty() || !blk.matchBuffers.empty()) return nullptr;
+  auto& st = static_cast<const BufferStore&>(*blk.body);
+  const PrimVar* v1 = blockVarOf(r, k1.loopVar.get());
+  const PrimVar* v2 = blockVarOf(r, k2.loopVar.get());
+  if (!v1 || !v2 || !reassociableUpdate(st)) return nullptr;
+  for (const For* f : {&k1, &k2})
+    if (f->loopKind != For::Serial || exactBinding(r, f->loopVar.get()) != IterVar::CommReduce || mentions(r.predicate, f->loopVar.get())) return nullptr;
+  for (auto& i : st.indices)
+    if (mentions(i, v1) || mentions(i, v2)) return nullptr;
+  bool plane = false, other = false;
+  forEachLoad(st.value, [&](const BufferLoad& l) {
+    if (isAccumulator(l, st)) return;
+    size_t d = l.indices.size();
+    bool uses = false;
+    for (auto& i : l.indices) uses |= mentions(i, v1) || mentions(i, v2);
+    if (!uses) return;
+    bool trailing = d >= 2 && l.indices[d - 2].get() == v1 && l.indices[d - 1].get() == v2 && l.buffer->strides.empty() && constant(l.buffer->shape.back()) == e2;
+    for (size_t i = 0; i + 2 < d && trailing; ++i) trailing = !mentions(l.indices[i], v1) && !mentions(l.indices[i], v2);
+    plane |= trailing, other |= !trailing;
+  });
+  if (!plane || other) return nullptr;
+  auto k = make<PrimVar>(k2.loopVar->name, k2.loopVar->dtype);
+  auto update = copyBlock(blk);
+  update->init = nullptr;
+  auto realize = copyRealize(r, update);
+  for (size_t i = 0; i < blk.iterVars.size(); ++i) {
+    if (blk.iterVars[i].var.get() == v1) realize->iterValues[i] = make<PrimBinary>(NodeKind::FloorDiv, k->dtype, k, intImm(e2, k->dtype));
+    if (blk.iterVars[i].var.get() == v2) realize->iterValues[i] = make<PrimBinary>(NodeKind::FloorMod, k->dtype, k, intImm(e2, k->dtype));
+  }
+  auto loop = make<For>();
+  loop->loopVar = k, loop->min = intImm(0, k->dtype), loop->extent = intImm(e1 * e2, k->dtype), loop->loopKind = For::Serial, loop->body = realize;
+  loop->annotations = withDictAttr(k2.annotations, kReassociateAnnotation, AttrValue::boolean(true));
+  return rebuildOuter(nest, n - 2, make<SeqStmt>(std::vector<Stmt>{initRealize(r, blk.name + "_init"), loop}));
+}
+
 }  // namespace
 
 Stmt scheduleRowReduction(const Stmt& s) {
@@ -157,6 +207,7 @@ Stmt scheduleReductionNest(const Stmt& s) {
   size_t n = nest.size(), m = 0;
   while (m < n && exactBinding(r, nest[n - 1 - m]->loopVar.get()) == IterVar::CommReduce) ++m;
   if (m >= 2 && m < n) {
+    if (Stmt merged = mergedPlaneReduction(nest, r)) return merged;
     const For& first = *nest[n - m];
     Stmt reductions = copyFor(first, first.body, first.loopKind);
     Stmt rows = scheduleRowReduction(reductions);

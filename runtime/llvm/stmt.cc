@@ -151,7 +151,20 @@ void Codegen::emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Val
     exec(f.body);
   }
   k->addIncoming(b.CreateNUWAdd(k, b.getInt64(1)), b.GetInsertBlock());
-  b.CreateBr(header);
+  llvm::BranchInst* latch = b.CreateBr(header);
+  // A reassociating reduction loop is the one to vectorize: kept from full unrolling, which would
+  // leave the loop around it innermost (a 7 x 7 plane's 49-long sum unrolled, then the channels'
+  // loop vectorized with a gather per element). Four vectors of partial sums hide the adds'
+  // latency (what the unroller had given a 512-long row), one when the loop has fewer than 64 steps.
+  if (reassociating_) {
+    auto* steps = f.extent->kind() == NodeKind::IntImm ? &static_cast<const IntImm&>(*f.extent) : nullptr;
+    int32_t partialSums = steps && steps->value < 64 ? 1 : 4;
+    llvm::Metadata* noUnroll = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
+    llvm::Metadata* interleave = llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.interleave.count"), llvm::ConstantAsMetadata::get(b.getInt32(partialSums))});
+    llvm::MDNode* self = llvm::MDNode::getDistinct(ctx, {nullptr, noUnroll, interleave});
+    self->replaceOperandWith(0, self);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, self);
+  }
   b.SetInsertPoint(exit);
 }
 
