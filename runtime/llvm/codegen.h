@@ -97,7 +97,8 @@ class Codegen {
   // stmt.cc
   void exec(const Stmt& s);
   // Iterations [begin, end) of `f`, its variable being min + the counter.
-  void emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Value* end);
+  // `atEachStep`, when given, is emitted at the top of every iteration (the loop variable bound).
+  void emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Value* end, const std::function<void()>& atEachStep = nullptr);
   // parallel.cc: a T.parallel loop as a function of an iteration range, run by rlx_parallel_for.
   void execParallelFor(const For& f, const TV& lo, llvm::Value* extent);
   // A statement outlined into a function the runtime calls as `function(context, ranges...)`: the

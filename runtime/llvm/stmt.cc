@@ -133,7 +133,7 @@ TV Codegen::storedValue(const BufferStore& st, int lane) {
   return {k == NodeKind::Add ? b.CreateFAdd(x.v, y.v) : b.CreateFMul(x.v, y.v), t};
 }
 
-void Codegen::emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Value* end) {
+void Codegen::emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Value* end, const std::function<void()>& atEachStep) {
   llvm::Function* fn = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* pre = b.GetInsertBlock();
   auto* header = llvm::BasicBlock::Create(ctx, "for_" + f.loopVar->name, fn);
@@ -148,6 +148,7 @@ void Codegen::emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Val
   b.SetInsertPoint(body);
   {
     ScopedVar bound(*this, f.loopVar.get(), {b.CreateAdd(lo.v, b.CreateTrunc(k, computeType(lo.t)))});
+    if (atEachStep) atEachStep();
     exec(f.body);
   }
   k->addIncoming(b.CreateNUWAdd(k, b.getInt64(1)), b.GetInsertBlock());

@@ -160,6 +160,19 @@ TEST_CASE("llvm gemm: element-wise epilogues fused into the GEMM agree", "[llvm]
     }
     CHECK(fused == c.fused);
   }
+  // An epilogue reading an operand along its columns (the residual r) requests the next sliver's
+  // lines of it; one reading operands along its rows only (the bias) requests none.
+  for (bool residual : {true, false}) {
+    auto fs = lower("x: " + T("(37, 70)") + ", w: " + T("(70, 45)") + ", b: " + T("(45,)") + ", r: " + T("(37, 45)"),
+                    std::string("            mm = R.matmul(x, w)\n            ad = R.add(mm, b)\n") +
+                        (residual ? "            gv = R.add(ad, r)\n" : "            gv = R.nn.relu(ad)\n"));
+    for (auto& f : fs) {
+      if (!fusedEpilogue(f)) continue;
+      auto ir = emitLLVM(f, "gemm");
+      REQUIRE(ir.ok());
+      CHECK(contains(*ir, "@llvm.prefetch") == residual);
+    }
+  }
   // Symbolic rows: the flattened extents and the bias's indices are expressions over the shape vars.
   auto fs = lower("x: " + T("(\"n\", 33)") + ", w: " + T("(33, \"m\")") + ", b: " + T("(\"m\",)"), "            mm = R.matmul(x, w)\n            ad = R.add(mm, b)\n            gv = R.nn.relu(ad)\n");
   bool fused = false;
