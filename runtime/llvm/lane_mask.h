@@ -4,6 +4,14 @@
 #pragma once
 #include <immintrin.h>
 
+// GCC 12's AVX-512 intrinsics (shuffles, max/min, reductions) start from _mm512_undefined_ps, which
+// -W(maybe-)uninitialized reports at every inlined use (GCC bug 105593); the kernels that include
+// this header never read an undefined value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
 #include <cstdint>
 
 namespace rlx {

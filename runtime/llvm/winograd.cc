@@ -2,11 +2,6 @@
 // transformed, multiplied as 36 GEMMs over the channels, and transformed back into 4x4 output tiles.
 #include "runtime/llvm/winograd.h"
 
-// GCC 12's AVX-512 shuffles start from _mm512_undefined_ps, which -Wmaybe-uninitialized reports at
-// every inlined use (GCC bug 105593); nothing here reads an undefined value.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 #include <immintrin.h>
 
 #include <algorithm>
