@@ -236,9 +236,6 @@ bool rowVectorsFavoured(const Window& w) {
   return true;
 }
 
-// plane() for a grid window: row blocks whose taps stay inside the plane's rows on gridBlock (the
-// columns of an uncopied plane masked per tap column), the top and bottom ones of an uncopied plane
-// on block()'s per-tap checks.
 // The input plane the thread convolves next (null: none, or not a compact input plane), fetched
 // a slice per row block of the current one.
 struct NextPlane {
@@ -246,6 +243,9 @@ struct NextPlane {
   int64_t size = 0;
 };
 
+// plane() for a grid window: row blocks whose taps stay inside the plane's rows on gridBlock (the
+// columns of an uncopied plane masked per tap column), the top and bottom ones of an uncopied plane
+// on block()'s per-tap checks.
 template <int SY, int KH, int KW>
 __attribute__((target("avx512f,fma,bmi2"))) void gridPlane(const Window& w, const Reads& in, const Grid<KH, KW>& g, const float* a, float* c, NextPlane next) {
   static_assert(kRows == 4, "gridPlane's blocks are at most four rows");
