@@ -116,14 +116,14 @@ Stmt windowOutside(const std::vector<const For*>& nest, const BlockRealize& r) {
   return rebuildOuter(nest, jAt, make<SeqStmt>(std::move(seq)));
 }
 
-// The innermost two reduction loops (k1 of E1, k2 of E2, from 0) as one, when every load that
-// reads them has them as its last two indices over a compact buffer whose last dim is E2: a plane
-// contiguous in memory (a global average pool's rows and columns). `for k1: for k2: block` becomes
-// `init; for k (E1 E2, reassociating): block` with the block's k1 and k2 bound to k / E2 and k % E2
-// (the address folds back to k). The plane's 49 or 196 elements then sum in vector lanes; alone, the
+// The innermost two (k1 of E1, k2 of E2, from 0) of the nest's `reductions` innermost loops as
+// one, when every load that reads them has them as its last two indices over a compact buffer whose
+// last dim is E2: a plane contiguous in memory (a global average pool's rows and columns).
+// `for ..: for k1: for k2: block` becomes `init; for ..: for k (E1 E2, reassociating): block` with
+// the block's k1 and k2 bound to k / E2 and k % E2 (the address folds back to k). The plane's 49 or 196 elements then sum in vector lanes; alone, the
 // 7- or 14-long row loop was vectorized across the rows with gathers (EfficientNet-B0's
 // squeeze-excitation means). Null when the nest is not so.
-Stmt mergedPlaneReduction(const std::vector<const For*>& nest, const BlockRealize& r) {
+Stmt mergedPlaneReduction(const std::vector<const For*>& nest, size_t reductions, const BlockRealize& r) {
   size_t n = nest.size();
   const For& k1 = *nest[n - 2];
   const For& k2 = *nest[n - 1];
@@ -163,7 +163,11 @@ Stmt mergedPlaneReduction(const std::vector<const For*>& nest, const BlockRealiz
   auto loop = make<For>();
   loop->loopVar = k, loop->min = intImm(0, k->dtype), loop->extent = intImm(e1 * e2, k->dtype), loop->loopKind = For::Serial, loop->body = realize;
   loop->annotations = withDictAttr(k2.annotations, kReassociateAnnotation, AttrValue::boolean(true));
-  return rebuildOuter(nest, n - 2, make<SeqStmt>(std::vector<Stmt>{initRealize(r, blk.name + "_init"), loop}));
+  // Reduction loops outside the pair (a sum over three or more axes) stay around the merged loop;
+  // the init goes before all of them.
+  Stmt loops = loop;
+  for (size_t k = n - 2; k-- > n - reductions;) loops = copyFor(*nest[k], loops, For::Serial);
+  return rebuildOuter(nest, n - reductions, make<SeqStmt>(std::vector<Stmt>{initRealize(r, blk.name + "_init"), loops}));
 }
 
 }  // namespace
@@ -207,7 +211,7 @@ Stmt scheduleReductionNest(const Stmt& s) {
   size_t n = nest.size(), m = 0;
   while (m < n && exactBinding(r, nest[n - 1 - m]->loopVar.get()) == IterVar::CommReduce) ++m;
   if (m >= 2 && m < n) {
-    if (Stmt merged = mergedPlaneReduction(nest, r)) return merged;
+    if (Stmt merged = mergedPlaneReduction(nest, m, r)) return merged;
     const For& first = *nest[n - m];
     Stmt reductions = copyFor(first, first.body, first.loopKind);
     Stmt rows = scheduleRowReduction(reductions);

@@ -707,6 +707,21 @@ def pool(x: T.Buffer((T.int64(1), T.int64(480), T.int64(S), T.int64(S)), "float3
       CHECK(agree(pool, {filled(DataType::float32(), {1, 480, n, n}, 8), zeros({1, 480, 1, 1})}, 1e-4) == "");
     }
 
+  // A sum over three axes (ONNX's ReduceSum over all of them): the plane's two loops merge inside the
+  // channel's, the init before all three (it had been put inside the channel loop: only the last
+  // channel's plane was summed).
+  auto all = parsePrim(R"(@T.prim_func(private=True)
+def all(x: T.Buffer((T.int64(2), T.int64(3), T.int64(5), T.int64(7)), "float32"), s: T.Buffer((T.int64(2), T.int64(1), T.int64(1), T.int64(1)), "float32")):
+    T.func_attr({"tir.noalias": True})
+    for n, u, v, w, kc, ky, kx in T.grid(T.int64(2), T.int64(1), T.int64(1), T.int64(1), T.int64(3), T.int64(5), T.int64(7)):
+        with T.block("sum"):
+            vn, vu, vv, vw, vc, vy, vx = T.axis.remap("SSSSRRR", [n, u, v, w, kc, ky, kx])
+            with T.init():
+                s[vn, vu, vv, vw] = T.float32(0.0)
+            s[vn, vu, vv, vw] = s[vn, vu, vv, vw] + x[vn, vc, vy, vx]
+)");
+  CHECK(agree(all, {filled(DataType::float32(), {2, 3, 5, 7}, 4), zeros({2, 1, 1, 1})}, 1e-5) == "");
+
   // A column sum: the load runs along j, so k moves outside j and each sum keeps k's order exactly.
   auto cols = parsePrim(R"(@T.prim_func(private=True)
 def cols(x: T.Buffer((T.int64(4), T.int64(64), T.int64(32)), "float32"), s: T.Buffer((T.int64(4), T.int64(32)), "float32")):
