@@ -111,6 +111,7 @@ std::string PyValue::describe() const {
     case Expr: return "a Relax expression";
     case Prim: return "a PrimExpr";
     case SInfo: return "a struct info";
+    case Ctor: return "a constructor call";
   }
   return "a value";
 }

@@ -31,12 +31,6 @@ using namespace build;
 
 const char* const kActivations[] = {"relax.nn.relu", "relax.nn.gelu", "relax.nn.gelu_tanh", "relax.nn.silu"};
 
-bool isActivation(const std::string& op) {
-  for (auto* a : kActivations)
-    if (op == a) return true;
-  return false;
-}
-
 const std::vector<PrimExpr>* dimsOf(const Expr& e) {
   auto t = sinfoOf(e).as<TensorSInfo>();
   return t ? t->dims() : nullptr;

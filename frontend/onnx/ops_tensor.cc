@@ -81,7 +81,6 @@ void registerTensorConverters() {
     int64_t r = c.ndim(0);
     int64_t axis = normAxis(c.i("axis", 0), r);
     Expr idx = c.x(1);
-    DataType it = c.dtype(1);
     // Gathering from a shape value with constant indices keeps the elements known.
     auto idxs = c.constInts(1);
     if (r == 1 && c.in(0).elems && idxs && c.ndim(1) <= 1) {
