@@ -127,7 +127,7 @@ Stmt mergedPlaneReduction(const std::vector<const For*>& nest, size_t reductions
   size_t n = nest.size();
   const For& k1 = *nest[n - 2];
   const For& k2 = *nest[n - 1];
-  auto constant = [](const PrimExpr& e) { return e && e->kind() == NodeKind::IntImm ? static_cast<const IntImm&>(*e).value : int64_t(-1); };
+  auto constant = [](const PrimExpr& e) { return asIntImm(e) ? asIntImm(e)->value : int64_t(-1); };
   int64_t e1 = constant(k1.extent), e2 = constant(k2.extent);
   if (e1 < 1 || e2 < 2 || constant(k1.min) != 0 || constant(k2.min) != 0) return nullptr;
   const TirBlock& blk = *r.block;

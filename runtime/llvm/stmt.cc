@@ -158,7 +158,7 @@ void Codegen::emitLoop(const For& f, const TV& lo, llvm::Value* begin, llvm::Val
   // loop vectorized with a gather per element). Four vectors of partial sums hide the adds'
   // latency (what the unroller had given a 512-long row), one when the loop has fewer than 64 steps.
   if (reassociating_) {
-    auto* steps = f.extent->kind() == NodeKind::IntImm ? &static_cast<const IntImm&>(*f.extent) : nullptr;
+    const IntImm* steps = asIntImm(f.extent);
     int32_t partialSums = steps && steps->value < 64 ? 1 : 4;
     llvm::Metadata* noUnroll = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
     llvm::Metadata* interleave = llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.interleave.count"), llvm::ConstantAsMetadata::get(b.getInt32(partialSums))});

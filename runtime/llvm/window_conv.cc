@@ -179,6 +179,15 @@ struct Grid {
   int64_t column[KW] = {};
 };
 
+// Whether the window's taps, in summation order, are a KH x KW grid of consecutive rows and columns
+// of the padded plane.
+bool tapsFormGrid(const Window& w, int64_t kh, int64_t kw) {
+  if (int64_t(w.tapRow.size()) != kh * kw) return false;
+  for (int64_t t = 0; t < kh * kw; ++t)
+    if (w.tapRow[size_t(t)] != w.tapRow[0] + t / kw || w.tapCol[size_t(t)] != w.tapCol[0] + t % kw) return false;
+  return true;
+}
+
 template <int KH, int KW>
 Grid<KH, KW> gridOf(const Window& w, const Reads& in) {
   Grid<KH, KW> g;
@@ -191,9 +200,7 @@ Grid<KH, KW> gridOf(const Window& w, const Reads& in) {
       if (in.tap[ky * KW + kx] != in.tap[0] + ky * rowStep + g.column[kx]) sy = 0;
   // In an uncopied plane, offsets can coincide across rows (a 2-wide plane's tap (0, 2) is (1, 0)),
   // and gridBlock masks columns by the first row's taps: the grid must be one of rows and columns.
-  if (in.padded)
-    for (int t = 0; t < KH * KW && sy; ++t)
-      if (w.tapRow[size_t(t)] != w.tapRow[0] + t / KW || w.tapCol[size_t(t)] != w.tapCol[0] + t % KW) sy = 0;
+  if (in.padded && !tapsFormGrid(w, KH, KW)) sy = 0;
   for (int kx = 0; kx < KW && sy == 1; ++kx)
     if (g.column[kx] != kx) sy = 0;
   g.sy = sy, g.rowStep = rowStep;
@@ -230,10 +237,7 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void gridBlock(cons
 // channel lanes; a plane one vector wide would leave lanes idle, and strided or 5 x 5 windows share
 // fewer loads or hold too many weights.
 bool rowVectorsFavoured(const Window& w) {
-  if (w.width <= 16 || w.cX != 1 || w.bX != 1 || w.bY != w.paddedCols || w.tapA.size() != 9) return false;
-  for (size_t t = 0; t < 9; ++t)
-    if (w.tapRow[t] != w.tapRow[0] + int64_t(t / 3) || w.tapCol[t] != w.tapCol[0] + int64_t(t % 3)) return false;
-  return true;
+  return w.width > 16 && w.cX == 1 && w.bX == 1 && w.bY == w.paddedCols && tapsFormGrid(w, 3, 3);
 }
 
 // The input plane the thread convolves next (null: none, or not a compact input plane), fetched
