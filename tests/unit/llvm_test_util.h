@@ -16,6 +16,34 @@
 
 namespace rlx {
 
+// The PrimFunc `name` (the first one when empty) of a module in TVMScript text.
+inline PrimFuncRef parsePrim(const std::string& text, const std::string& name = "") {
+  DiagnosticEngine diag;
+  auto mod = parseModule(text, "llvm_test.py", diag);
+  INFO(diag.render());
+  REQUIRE(mod);
+  for (auto& e : mod->functions)
+    if (auto f = e.func.as<PrimFunc>(); f && (name.empty() || e.gvar->name == name)) return f;
+  FAIL("no PrimFunc named '" << name << "'");
+  return nullptr;
+}
+
+// A float array of `shape` with uniform values in [-scale, scale) from `seed`.
+inline NDArrayRef filled(DataType t, std::vector<int64_t> shape, uint32_t seed, double scale = 2) {
+  auto a = make<NDArray>(t, std::move(shape));
+  std::mt19937 rng(seed);
+  for (int64_t i = 0; i < a->numel(); ++i) a->setDouble(i, std::uniform_real_distribution<double>(-scale, scale)(rng));
+  return a;
+}
+
+inline NDArrayRef copyOf(const NDArrayRef& a) {
+  auto c = make<NDArray>(a->dtype, a->shape);
+  std::memcpy(c->data(), a->data(), a->nbytes());
+  return c;
+}
+
+inline NDArrayRef zeros(std::vector<int64_t> shape, DataType t = DataType::float32()) { return make<NDArray>(t, std::move(shape)); }
+
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 // Vector widths follow the host: LLVM prefers 256-bit vectors on Intel AVX-512 parts, 512 on Zen 5.
 inline bool matches(const std::string& s, const std::string& pattern) { return std::regex_search(s, std::regex(pattern)); }
@@ -84,14 +112,7 @@ inline std::string agree(const PrimFuncRef& f, const std::vector<TirArg>& args, 
   return "";
 }
 
-// The first function of a module's text, a PrimFunc (null, with the parse errors reported, else).
-inline PrimFuncRef firstPrimFunc(const std::string& text) {
-  DiagnosticEngine diag;
-  auto mod = parseModule(text, "kernel.py", diag);
-  INFO(diag.render());
-  REQUIRE(mod);
-  REQUIRE(!mod->functions.empty());
-  return mod->functions[0].func.as<PrimFunc>();
-}
+// The first function of a module's text, a PrimFunc.
+inline PrimFuncRef firstPrimFunc(const std::string& text) { return parsePrim(text); }
 
 }  // namespace rlx
