@@ -3,7 +3,7 @@
 BUILD ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
-PACKAGES := cmake ninja-build g++ pkg-config tao-pegtl-dev libfmt-dev catch2 libedit-dev llvm-19-dev libprotobuf-dev libonnx-dev libonnx-testdata nlohmann-json3-dev
+PACKAGES := cmake ninja-build g++ pkg-config tao-pegtl-dev libfmt-dev catch2 libedit-dev llvm-19-dev libzstd-dev libprotobuf-dev libonnx-dev libonnx-testdata nlohmann-json3-dev
 
 .PHONY: all deps configure build demo test clean fuzz asan
 
