@@ -26,5 +26,7 @@ int32_t rlx_sgemm(float* c, const float* a, const float* b, const int64_t* desc)
 // call returned (0 when all succeeded). The blocks carry no batch index: with batch dims of more than
 // one element in all, the call computes nothing and returns -1.
 typedef int32_t (*RlxGemmEpilogue)(void* ctx, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
+// The usual width of those blocks (j1 - j0): the micro-kernel's sliver of columns.
+#define RLX_SGEMM_SLIVER_COLUMNS 32
 int32_t rlx_sgemm_epilogue(float* c, const float* a, const float* b, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx);
 }

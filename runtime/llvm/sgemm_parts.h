@@ -23,7 +23,7 @@ namespace rlx::sgemm_parts {
 // (CPU time per run at 1 thread: 128x768x2304 6.1 -> 5.3 ms, 64x784x512 0.62 -> 0.56 ms; 1024^3 and
 // K = 3072 the same within noise); 800 covers an MNIST layer's K = 784 too, instead of a second
 // k block of 16 (64x784x512 at 1 thread, best of 2000 runs: 0.472 -> 0.464 ms, within the noise).
-constexpr int64_t kMR = 8, kNR = 32, kKC = 800, kMC = 96, kNC = 2048;
+constexpr int64_t kMR = 8, kNR = RLX_SGEMM_SLIVER_COLUMNS, kKC = 800, kMC = 96, kNC = 2048;
 // The GEMV path (m = 1): kGV accumulators of 16 lanes cover a block of kGW columns.
 constexpr int64_t kGV = 8, kGW = 16 * kGV;
 // A is read in place (not packed) when its blocks are reused by at most this many column slivers.

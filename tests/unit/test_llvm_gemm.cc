@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <regex>
 
 #include "llvm_test_util.h"
+#include "runtime/llvm/sgemm.h"
 
 using namespace rlx;
 
@@ -171,6 +173,8 @@ TEST_CASE("llvm gemm: element-wise epilogues fused into the GEMM agree", "[llvm]
       auto ir = emitLLVM(f, "gemm");
       REQUIRE(ir.ok());
       CHECK(contains(*ir, "@llvm.prefetch") == residual);
+      // Blocks of the micro-kernel's sliver width take a copy of the loops with that width constant.
+      CHECK(std::regex_search(*ir, std::regex("icmp eq i64 %[0-9]+, " + std::to_string(RLX_SGEMM_SLIVER_COLUMNS) + "\\b")));
     }
   }
   // Symbolic rows: the flattened extents and the bias's indices are expressions over the shape vars.
