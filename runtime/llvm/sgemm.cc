@@ -146,31 +146,13 @@ __attribute__((target("avx512f"), always_inline)) inline void storeColumns(const
 // apart (attention's probabilities times v: one pointer and the step).
 enum class AFrom { Rows, Packed, Consecutive, Strided };
 
-template <int R, bool kTwo, AFrom kA>
-__attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& pf) {
-  constexpr bool kAPacked = kA == AFrom::Packed;
-  __m512 acc0[R], acc1[R];
-  __mmask16 cm0 = firstLanes(t.nr), cm1 = firstLanes(t.nr - 16);
-  alignas(64) float tile[R][kNR];
-  if (t.load && t.cols)
-    for (int r = 0; r < R; ++r)
-      for (int64_t j = 0; j < t.nr; ++j) tile[r][j] = t.rows[r][t.cols[j]];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-    const float* src = t.cols ? tile[r] : t.rows[r];
-    if (t.load) {
-      acc0[r] = _mm512_maskz_loadu_ps(cm0, src), acc1[r] = kTwo ? _mm512_maskz_loadu_ps(cm1, src + 16) : _mm512_setzero_ps();
-    } else {
-      acc0[r] = _mm512_setzero_ps(), acc1[r] = _mm512_setzero_ps();
-    }
-  }
-  // A's element (k, r): from the packed micro-panel, or from its row in place.
+// A's element (k, r) of tile `t`: from the packed micro-panel, or from its row in place.
+template <int R, AFrom kA>
+__attribute__((always_inline)) inline auto aElements(const Tile& t, const float* const (&aRow)[R]) {
   const float* ap = t.ap;
-  const float* aRow[R];
-  for (int r = 0; r < R; ++r) aRow[r] = kAPacked ? nullptr : t.aRows[r];
   const int64_t* ka = t.ka;
-  auto aAt = [&](int64_t k) {
-    if constexpr (kAPacked) {
+  return [ap, ka, &aRow, step = t.aStep](int64_t k) {
+    if constexpr (kA == AFrom::Packed) {
       const float* a = ap + k * kMR;
       return [a](int r) { return a[r]; };
     } else if constexpr (kA == AFrom::Consecutive) {
@@ -178,32 +160,74 @@ __attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& 
       return [a](int r) { return a[r]; };
     } else if constexpr (kA == AFrom::Strided) {
       const float* a = aRow[0] + ka[k];
-      const int64_t step = t.aStep;
       return [a, step](int r) { return a[r * step]; };
     } else {
       int64_t off = ka[k];
       return [&aRow, off](int r) { return aRow[r][off]; };
     }
   };
-  if (t.bm0 == 0xFFFF && t.bm1 == 0xFFFF)
-    kLoop<R, kTwo, false>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aAt, pf);
+}
+
+// The common tile: C's rows contiguous (no scattered columns), its values in registers from the
+// start to the stores. Apart from micro's other paths, so that GCC keeps the sixteen accumulators
+// in registers (with every path in one function it spilled them to the stack around the k loop).
+template <int R, bool kTwo, AFrom kA, bool kMasked>
+__attribute__((target("avx512f,fma"), always_inline)) inline void microRows(const Tile& t, PanelPrefetch& pf, const float* const (&aRow)[R]) {
+  __m512 acc0[R], acc1[R];
+  const __mmask16 cm0 = firstLanes(t.nr), cm1 = firstLanes(t.nr - 16);
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    if (t.load) {
+      acc0[r] = _mm512_maskz_loadu_ps(cm0, t.rows[r]), acc1[r] = kTwo ? _mm512_maskz_loadu_ps(cm1, t.rows[r] + 16) : _mm512_setzero_ps();
+    } else {
+      acc0[r] = _mm512_setzero_ps(), acc1[r] = _mm512_setzero_ps();
+    }
+  }
+  kLoop<R, kTwo, kMasked>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aElements<R, kA>(t, aRow), pf);
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    _mm512_mask_storeu_ps(t.rows[r], cm0, acc0[r]);
+    if constexpr (kTwo) _mm512_mask_storeu_ps(t.rows[r] + 16, cm1, acc1[r]);
+  }
+}
+
+// The micro-kernel of an R-row tile (see Tile): C's columns contiguous (microRows) or scattered.
+template <int R, bool kTwo, AFrom kA>
+__attribute__((target("avx512f,fma"))) void micro(const Tile& t, PanelPrefetch& pf) {
+  constexpr bool kAPacked = kA == AFrom::Packed;
+  const float* aRowsHere[R];
+  for (int r = 0; r < R; ++r) aRowsHere[r] = kAPacked ? nullptr : t.aRows[r];
+  const bool wholeB = t.bm0 == 0xFFFF && t.bm1 == 0xFFFF;
+  if (!t.cols) return wholeB ? microRows<R, kTwo, kA, false>(t, pf, aRowsHere) : microRows<R, kTwo, kA, true>(t, pf, aRowsHere);
+  __m512 acc0[R], acc1[R];
+  __mmask16 cm0 = firstLanes(t.nr), cm1 = firstLanes(t.nr - 16);
+  alignas(64) float tile[R][kNR];
+  if (t.load)
+    for (int r = 0; r < R; ++r)
+      for (int64_t j = 0; j < t.nr; ++j) tile[r][j] = t.rows[r][t.cols[j]];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    const float* src = tile[r];
+    if (t.load) {
+      acc0[r] = _mm512_maskz_loadu_ps(cm0, src), acc1[r] = kTwo ? _mm512_maskz_loadu_ps(cm1, src + 16) : _mm512_setzero_ps();
+    } else {
+      acc0[r] = _mm512_setzero_ps(), acc1[r] = _mm512_setzero_ps();
+    }
+  }
+  if (wholeB)
+    kLoop<R, kTwo, false>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aElements<R, kA>(t, aRowsHere), pf);
   else
-    kLoop<R, kTwo, true>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aAt, pf);
+    kLoop<R, kTwo, true>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aElements<R, kA>(t, aRowsHere), pf);
   if constexpr (R == 8) {
-    bool consecutive = t.cols != nullptr;
+    bool consecutive = true;
     for (int r = 1; r < R && consecutive; ++r) consecutive = t.rows[r] == t.rows[0] + r;
     if (consecutive) return storeColumns(acc0, acc1, t.rows[0], t.cols, kTwo ? t.nr : std::min<int64_t>(t.nr, 16));
   }
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
-    if (!t.cols) {
-      _mm512_mask_storeu_ps(t.rows[r], cm0, acc0[r]);
-      if constexpr (kTwo) _mm512_mask_storeu_ps(t.rows[r] + 16, cm1, acc1[r]);
-    } else {
-      _mm512_store_ps(tile[r], acc0[r]);
-      _mm512_store_ps(tile[r] + 16, acc1[r]);
-      for (int64_t j = 0; j < t.nr; ++j) t.rows[r][t.cols[j]] = tile[r][j];
-    }
+    _mm512_store_ps(tile[r], acc0[r]);
+    _mm512_store_ps(tile[r] + 16, acc1[r]);
+    for (int64_t j = 0; j < t.nr; ++j) t.rows[r][t.cols[j]] = tile[r][j];
   }
 }
 
