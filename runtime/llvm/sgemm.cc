@@ -175,10 +175,14 @@ template <int R, bool kTwo, AFrom kA, bool kMasked>
 __attribute__((target("avx512f,fma"), always_inline)) inline void microRows(const Tile& t, PanelPrefetch& pf, const float* const (&aRow)[R]) {
   __m512 acc0[R], acc1[R];
   const __mmask16 cm0 = firstLanes(t.nr), cm1 = firstLanes(t.nr - 16);
+  // The row pointers in locals: each store through a float* could otherwise alias the Tile and
+  // made GCC reload t.rows before every one.
+  float* rows[R];
+  for (int r = 0; r < R; ++r) rows[r] = t.rows[r];
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     if (t.load) {
-      acc0[r] = _mm512_maskz_loadu_ps(cm0, t.rows[r]), acc1[r] = kTwo ? _mm512_maskz_loadu_ps(cm1, t.rows[r] + 16) : _mm512_setzero_ps();
+      acc0[r] = _mm512_maskz_loadu_ps(cm0, rows[r]), acc1[r] = kTwo ? _mm512_maskz_loadu_ps(cm1, rows[r] + 16) : _mm512_setzero_ps();
     } else {
       acc0[r] = _mm512_setzero_ps(), acc1[r] = _mm512_setzero_ps();
     }
@@ -186,8 +190,8 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void microRows(cons
   kLoop<R, kTwo, kMasked>(acc0, acc1, t.kc, t.bp, t.ldb, t.bm0, t.bm1, aElements<R, kA>(t, aRow), pf);
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
-    _mm512_mask_storeu_ps(t.rows[r], cm0, acc0[r]);
-    if constexpr (kTwo) _mm512_mask_storeu_ps(t.rows[r] + 16, cm1, acc1[r]);
+    _mm512_mask_storeu_ps(rows[r], cm0, acc0[r]);
+    if constexpr (kTwo) _mm512_mask_storeu_ps(rows[r] + 16, cm1, acc1[r]);
   }
 }
 
