@@ -120,14 +120,17 @@ Stmt windowOutside(const std::vector<const For*>& nest, const BlockRealize& r) {
 // one, when every load that reads them has them as its last two indices over a compact buffer whose
 // last dim is E2: a plane contiguous in memory (a global average pool's rows and columns).
 // `for ..: for k1: for k2: block` becomes `init; for ..: for k (E1 E2, reassociating): block` with
-// the block's k1 and k2 bound to k / E2 and k % E2 (the address folds back to k). The plane's 49 or 196 elements then sum in vector lanes; alone, the
-// 7- or 14-long row loop was vectorized across the rows with gathers (EfficientNet-B0's
-// squeeze-excitation means). Null when the nest is not so.
+// the block's k1 and k2 bound to k / E2 and k % E2 (the address folds back to k). The plane's 49
+// or 196 elements then sum in vector lanes; alone, the 7- or 14-long row loop was vectorized across
+// the rows with gathers (EfficientNet-B0's squeeze-excitation means). Null when the nest is not so.
 Stmt mergedPlaneReduction(const std::vector<const For*>& nest, size_t reductions, const BlockRealize& r) {
   size_t n = nest.size();
   const For& k1 = *nest[n - 2];
   const For& k2 = *nest[n - 1];
-  auto constant = [](const PrimExpr& e) { return asIntImm(e) ? asIntImm(e)->value : int64_t(-1); };
+  auto constant = [](const PrimExpr& e) {
+    const IntImm* i = asIntImm(e);
+    return i ? i->value : int64_t(-1);
+  };
   int64_t e1 = constant(k1.extent), e2 = constant(k2.extent);
   if (e1 < 1 || e2 < 2 || constant(k1.min) != 0 || constant(k2.min) != 0) return nullptr;
   const TirBlock& blk = *r.block;

@@ -11,22 +11,11 @@
 #include <vector>
 
 #include "parser/parser.h"
+#include "tests/unit/parse_prim.h"
 #include "passes/registry.h"
 #include "runtime/jit.h"
 
 namespace rlx {
-
-// The PrimFunc `name` (the first one when empty) of a module in TVMScript text.
-inline PrimFuncRef parsePrim(const std::string& text, const std::string& name = "") {
-  DiagnosticEngine diag;
-  auto mod = parseModule(text, "llvm_test.py", diag);
-  INFO(diag.render());
-  REQUIRE(mod);
-  for (auto& e : mod->functions)
-    if (auto f = e.func.as<PrimFunc>(); f && (name.empty() || e.gvar->name == name)) return f;
-  FAIL("no PrimFunc named '" << name << "'");
-  return nullptr;
-}
 
 // A float array of `shape` with uniform values in [-scale, scale) from `seed`.
 inline NDArrayRef filled(DataType t, std::vector<int64_t> shape, uint32_t seed, double scale = 2) {

@@ -8,23 +8,12 @@
 
 #include "ir/tir_eval.h"
 #include "parser/parser.h"
+#include "tests/unit/parse_prim.h"
 
 using namespace rlx;
 using V = std::vector<double>;
 
 namespace {
-
-// The first PrimFunc of `text` (a lone @T.prim_func or a module), or the one named `name`.
-PrimFuncRef parsePrim(const std::string& text, const std::string& name = "") {
-  DiagnosticEngine diag;
-  auto mod = parseModule(text, "tir_eval_test.py", diag);
-  INFO(diag.render());
-  REQUIRE(mod);
-  for (auto& e : mod->functions)
-    if (auto f = e.func.as<PrimFunc>(); f && (name.empty() || e.gvar->name == name)) return f;
-  FAIL("no PrimFunc named '" << name << "'");
-  return nullptr;
-}
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
