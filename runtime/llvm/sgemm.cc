@@ -272,15 +272,6 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
         prefetch.stride = g.ldb * int64_t(sizeof(float));
         prefetch.rowBytes = skew + std::min(kNC, nEnd - nj) * int64_t(sizeof(float));
         prefetch.rowsLeft = std::min(kKC, g.k - np);
-      } else if (nj >= 0 && g.bPanels) {
-        // B in panels, read in place: the next block's k rows of each of its slivers' panels (one
-        // contiguous run per sliver). The first row tile of a block would otherwise wait on the
-        // panel's lines (in a ViT layer, each 768 x 32 panel came from the L3 once per call).
-        prefetch.row = reinterpret_cast<const char*>(o.b + g.kB[size_t(np)] + g.nB[size_t(nj)]);
-        int64_t slivers = (std::min(kNC, nEnd - nj) + kNR - 1) / kNR;
-        prefetch.stride = slivers > 1 ? (g.nB[size_t(nj + kNR)] - g.nB[size_t(nj)]) * int64_t(sizeof(float)) : 0;
-        prefetch.rowBytes = std::min(kKC, g.k - np) * kNR * int64_t(sizeof(float));
-        prefetch.rowsLeft = slivers;
       }
       if (prefetch.rowsLeft > 0) {
         // Lines to issue over the k-step pairs of this panel's micro-tiles, evenly.
@@ -300,6 +291,25 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
           t.ldb = g.packB ? kNR : g.ldb;
           t.bm0 = g.packB ? __mmask16(0xFFFF) : firstLanes(nr), t.bm1 = g.packB ? __mmask16(0xFFFF) : firstLanes(nr - 16);
           t.cols = g.cUnit ? nullptr : g.nC.data() + j, t.nr = nr;
+          if (g.bPanels) {
+            // B in panels, read in place: the panel the tiles read after this sliver's (the next
+            // sliver's k rows, else the next k block's or block's first sliver; one contiguous
+            // run), prefetched while these tiles compute. A weight streamed from DRAM once per
+            // call (a late MobileNet layer's 960 x 160) otherwise stalled every sliver's first tile.
+            int64_t pk = pc, pj = j + kNR;
+            if (pj >= jc + nc) {
+              bool moreRows = ic + kMC < i1;
+              pk = moreRows ? pc : np, pj = moreRows ? jc : nj;
+            }
+            prefetch = PanelPrefetch{};
+            if (pj >= 0) {
+              prefetch.row = reinterpret_cast<const char*>(o.b + g.kB[size_t(pk)] + g.nB[size_t(pj)]);
+              prefetch.rowBytes = std::min(kKC, g.k - pk) * kNR * int64_t(sizeof(float));
+              prefetch.rowsLeft = 1;
+              int64_t pairs = (mc + kMR - 1) / kMR * (kc / 2);
+              prefetch.period = prefetch.countdown = std::max<int64_t>(1, pairs / ((prefetch.rowBytes + 63) / 64));
+            }
+          }
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             int64_t mr = std::min(kMR, mc - ir);
             for (int64_t r = 0; r < mr; ++r) rows[r] = o.c + g.mC[size_t(ic + ir + r)] + (g.cUnit ? g.nC[size_t(j)] : 0);
