@@ -30,19 +30,20 @@ struct Problem {
   int64_t rows, blocks;  // query rows per block, blocks per batch element
 };
 
-// exp(x) as the JIT computes it (intrin.cc's expFloat behind expNormalRange, exp_float.h): n =
-// round(x / ln 2), the remainder against ln 2 in two parts, the Taylor polynomial, scaled by 2^n
-// (vscalefps: the same exact scaling as the JIT's exponent arithmetic, in one instruction); below
-// ln(smallest normal) 0, above ln(largest float) infinity, NaN kept.
+// exp(x) as the JIT computes it (intrin.cc's expFloat behind expNormalRange, exp_float.h): n = x /
+// ln 2 rounded down, the remainder against (n + 1/2) ln 2 in two parts, sqrt(2) times the polynomial,
+// scaled by 2^n (vscalefps: the same exact scaling as the JIT's exponent arithmetic, in one
+// instruction); below ln(smallest normal) 0, above ln(largest float) infinity, NaN kept.
 __attribute__((target("avx512f,fma"), always_inline)) inline __m512 exp16(__m512 x) {
   using namespace exp_float;
   auto c = [](double v) { return float(v); };
   __mmask16 below = _mm512_cmp_ps_mask(x, _mm512_set1_ps(c(kLowest)), _CMP_LT_OQ), above = _mm512_cmp_ps_mask(x, _mm512_set1_ps(c(kHighest)), _CMP_GT_OQ);
-  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(c(kLog2e))), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(c(-kLn2High)), x);
-  r = _mm512_fmadd_ps(n, _mm512_set1_ps(c(-kLn2Low)), r);
-  __m512 p = _mm512_set1_ps(c(kTaylor[0]));
-  for (size_t i = 1; i < std::size(kTaylor); ++i) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c(kTaylor[i])));
+  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(c(kLog2e))), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  __m512 middle = _mm512_add_ps(n, _mm512_set1_ps(0.5f));
+  __m512 r = _mm512_fmadd_ps(middle, _mm512_set1_ps(c(-kLn2High)), x);
+  r = _mm512_fmadd_ps(middle, _mm512_set1_ps(c(-kLn2Low)), r);
+  __m512 p = _mm512_set1_ps(c(kPolynomial[0] * kSqrt2));
+  for (size_t i = 1; i < std::size(kPolynomial); ++i) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c(kPolynomial[i] * kSqrt2)));
   __m512 out = _mm512_scalef_ps(p, n);
   out = _mm512_mask_mov_ps(out, below, _mm512_setzero_ps());
   return _mm512_mask_mov_ps(out, above, _mm512_set1_ps(INFINITY));
