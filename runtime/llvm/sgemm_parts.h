@@ -82,6 +82,10 @@ struct Gemm {
   bool packB = true;      // else the micro-kernel reads B's rows in place
   bool aInPlace = false;   // the micro-kernel broadcasts A's elements from A itself (no packing)
   bool splitRows = false;  // threads take row blocks instead of column slivers
+  // Threads take micro-tile rows of slivers, sliver by sliver (block b: sliver b / rowBlocks, row
+  // block b % rowBlocks), so that each reads the share of B its slivers hold (splitRows: all of B).
+  bool splitTiles = false;
+  int64_t rowBlocks = 0;
   bool gemv = false;       // one row: threads take blocks of kGW columns (gemvAvx512)
   // A packed whole before the threads start (null: each block packs its own A). Column units would
   // otherwise each pack all of A again: k-block pc's micro-panels start at packedA + pc * mPadded.

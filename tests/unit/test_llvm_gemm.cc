@@ -417,7 +417,9 @@ TEST_CASE("llvm gemm: 1x1 convolutions over small images with their weights in p
     int64_t n, o, i, h;
   };
   // 40 and 50 channels: the last panel padded with zeros, the transposed GEMM's columns cut short.
-  for (S s : {S{1, 64, 24, 7}, S{1, 96, 40, 1}, S{2, 32, 17, 5}, S{1, 64, 8, 14}, S{1, 40, 24, 7}, S{1, 50, 16, 1}}) {
+  // 64 and 80 channels over 49 and 25 pixels: more weights than inputs, so that two or three threads
+  // split the tiles sliver by sliver (splitTiles), 810 input channels making two k blocks.
+  for (S s : {S{1, 64, 24, 7}, S{1, 96, 40, 1}, S{2, 32, 17, 5}, S{1, 64, 8, 14}, S{1, 40, 24, 7}, S{1, 50, 16, 1}, S{1, 80, 810, 5}}) {
     std::string x = "(" + std::to_string(s.n) + ", " + std::to_string(s.i) + ", " + std::to_string(s.h) + ", " + std::to_string(s.h) + ")";
     std::string bias = "(1, " + std::to_string(s.o) + ", 1, 1)";
     auto fs = lower("x: " + T(x) + ", b: " + T(bias),
