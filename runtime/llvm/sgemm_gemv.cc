@@ -87,8 +87,11 @@ __attribute__((target("avx512f,fma"))) void gemvAvx512(const Gemm& g, const Oper
       if (g.bPanels) {
         gemvSlivers(g, o, pc, kc, j, w, a, acc);
       } else if (g.packB) {
-        packB(g, o, pc, kc, j, w, bp, kGW);
-        gemvPanelOf(w, kc, a, g.kA.data() + pc, bp, kGW, mask, acc);
+        // Packed as wide as the block's vectors: a narrow block (a squeeze-excitation's 28 outputs)
+        // packed to all kGW columns wrote 100 columns of zeros per k row.
+        int64_t width = (w + 15) / 16 * 16;
+        packB(g, o, pc, kc, j, w, bp, width);
+        gemvPanelOf(w, kc, a, g.kA.data() + pc, bp, width, mask, acc);
       } else {
         gemvPanelOf(w, kc, a, g.kA.data() + pc, o.b + g.kB[size_t(pc)] + g.nB[size_t(j)], g.ldb, mask, acc);
       }
