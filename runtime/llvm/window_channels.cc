@@ -34,6 +34,7 @@ constexpr int64_t kMaxTaps = 64;
 struct Plan {
   Window* w = nullptr;
   int64_t groups = 0, pitch = 0, origin = 0, stepY = 0, stepX = 0;
+  int64_t minTapA = 0, maxTapA = 0;  // the taps' least and largest weight offsets
   // Each unit's output rows: bands of bandRows (more units than channel groups keep two threads even
   // on a layer of 9 groups).
   int64_t bands = 1, bandRows = 1;
@@ -186,7 +187,18 @@ int32_t units(void* ctx, int64_t begin, int64_t end) {
   for (int64_t u = begin; u < end; ++u) {
     int64_t band = u % p.bands, outer = u / p.bands % outers, ch0 = u / (p.bands * outers) * kLanes;
     int64_t n = std::min(kLanes, channels - ch0);
-    if (weightsOf != ch0) gatherWeights(w, ch0, n, weights), weightsOf = ch0;
+    if (weightsOf != ch0) {
+      gatherWeights(w, ch0, n, weights), weightsOf = ch0;
+      // The next group's weights, requested while this one convolves: in a model they come from
+      // memory, and the gathers waited on them (a 5 x 5 window's 25 lines a group).
+      if (ch0 + kLanes < channels) {
+        const int64_t last = std::min(channels, ch0 + 2 * kLanes) - 1;
+        const char* from = reinterpret_cast<const char*>(w.a + w.batchA[size_t(ch0 + kLanes)] + p.minTapA);
+        const char* to = reinterpret_cast<const char*>(w.a + w.batchA[size_t(last)] + p.maxTapA);
+        if (from <= to && to - from < 64 * 64)
+          for (const char* line = from; line <= to; line += 64) _mm_prefetch(line, _MM_HINT_T0);
+      }
+    }
     // Output rows [y0, y1) read padded rows from the first's topmost tap to the last's bottommost.
     int64_t y0 = band * p.bandRows, y1 = std::min(w.height, y0 + p.bandRows);
     int64_t padded0 = p.origin / p.pitch + y0 * rowsPerStep + w.minTapRow, padded1 = p.origin / p.pitch + (y1 - 1) * rowsPerStep + w.maxTapRow + 1;
@@ -245,6 +257,7 @@ int32_t runChannelLanes(Window& w) {
   p.origin = (start / w.paddedCols) * p.pitch + (start % w.paddedCols) * kLanes;
   p.stepY = (w.bY / w.paddedCols) * p.pitch, p.stepX = w.bX * kLanes;
   for (size_t t = 0; t < w.tapA.size(); ++t) p.tap[t] = w.tapRow[t] * p.pitch + w.tapCol[t] * kLanes;
+  p.minTapA = *std::min_element(w.tapA.begin(), w.tapA.end()), p.maxTapA = *std::max_element(w.tapA.begin(), w.tapA.end());
   // Rows of adjacent taps: as many as the first row has, each row's columns those of the first.
   const int64_t taps = int64_t(w.tapA.size());
   int64_t rowTaps = 1;
