@@ -2,6 +2,7 @@
 // stride per operand, expanded into every flat index's offset; shared by the GEMM and the kernels it
 // hands convolutions to (window_conv.h).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -59,31 +60,35 @@ inline void offsets(const int64_t* dims, int64_t count, const std::array<std::ve
   for (int64_t d = 0; d < count; ++d) total *= std::max<int64_t>(dims[d * kEntries], 0);
   for (auto* o : out) o->resize(size_t(total));
   if (total == 0) return;
-  // The tuple without its extent-1 dims, merged where they step as one (outermost first).
-  std::vector<std::array<int64_t, kEntries>> merged;
-  for (int64_t d = 0; d < count; ++d) {
+  // The tuple without its extent-1 dims, merged where they step as one (outermost first). A
+  // descriptor has a few dims (a block's loops); past kMaxDims they are expanded as they are.
+  constexpr int64_t kMaxDims = 16;
+  std::array<int64_t, kMaxDims * kEntries> merged;
+  const bool merge = count <= kMaxDims;
+  int64_t used = merge ? 0 : count;
+  for (int64_t d = 0; merge && d < count; ++d) {
     const int64_t* dim = dims + d * kEntries;
     if (dim[0] == 1) continue;
-    bool joins = !merged.empty();
-    for (size_t x = 0; x < N && joins; ++x) joins = merged.back()[1 + x] == dim[1 + x] * dim[0];
+    int64_t* last = used > 0 ? merged.data() + (used - 1) * kEntries : nullptr;
+    bool joins = used > 0;
+    for (size_t x = 0; x < N && joins; ++x) joins = last[1 + x] == dim[1 + x] * dim[0];
     if (joins) {
-      merged.back()[0] *= dim[0];
-      for (size_t x = 0; x < N; ++x) merged.back()[1 + x] = dim[1 + x];
+      last[0] *= dim[0];
+      for (size_t x = 0; x < N; ++x) last[1 + x] = dim[1 + x];
     } else {
-      std::array<int64_t, kEntries> m;
-      for (int64_t e = 0; e < kEntries; ++e) m[size_t(e)] = dim[e];
-      merged.push_back(m);
+      std::copy(dim, dim + kEntries, merged.data() + used++ * kEntries);
     }
   }
-  const int64_t run = merged.empty() ? 1 : merged.back()[0];
+  const int64_t* at = merge ? merged.data() : dims;  // the dims to expand, kEntries entries each
+  const int64_t run = used > 0 ? at[(used - 1) * kEntries] : 1;
   for (int64_t f = 0; f < total; f += run) {
     for (size_t x = 0; x < N; ++x) {
       int64_t base = 0, q = f / run;
-      for (size_t d = merged.size() - (merged.empty() ? 0 : 1); d-- > 0;) {
-        int64_t extent = merged[d][0];
-        base += q % extent * merged[d][1 + x], q /= extent;
+      for (int64_t d = used - 1; d-- > 0;) {
+        int64_t extent = at[d * kEntries];
+        base += q % extent * at[d * kEntries + 1 + int64_t(x)], q /= extent;
       }
-      int64_t step = merged.empty() ? 0 : merged.back()[1 + x];
+      int64_t step = used > 0 ? at[(used - 1) * kEntries + 1 + int64_t(x)] : 0;
       int64_t* o = out[x]->data() + f;
       for (int64_t t = 0; t < run; ++t) o[t] = base + t * step;
     }
