@@ -1,11 +1,16 @@
 # The polynomial of rlx's float exp (runtime/llvm/exp_float.h): e^r on |r| <= ln2/2 by the degree-5
 # polynomial of least maximum relative error (Remez exchange) with exp(0) exact, and the float ulp error.
 # Usage: python3 tools/exp_polynomial.py [degree]   (numpy; prints the coefficients, highest degree first)
+import os
+import re
 import sys
 
 import numpy as np
 
 HALF_LN2 = np.log(2) / 2
+# The reduction's constants, as the kernels take them from exp_float.h.
+_HEADER = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime", "llvm", "exp_float.h")).read()
+LOG2E, LN2_HIGH, LN2_LOW = (float(re.search(name + r" = ([0-9.e+-]+)", _HEADER).group(1)) for name in ("kLog2e", "kLn2High", "kLn2Low"))
 
 
 def remez(degree, lo, hi, exact=(), iterations=40):
@@ -52,10 +57,10 @@ def fma32(a, b, c):
 def reduce(x):
     """x = (n + 1/2) ln2 + r in float32 as both kernels compute it: n = x / ln2 rounded down, ln2 in two parts."""
     f32 = np.float32
-    n = np.floor((x * f32(1.4426950408889634)).astype(f32))
+    n = np.floor((x * f32(LOG2E)).astype(f32))
     middle = (n + f32(0.5)).astype(f32)
-    r = fma32(middle, f32(-0.693145751953125), x)
-    return n, fma32(middle, f32(-1.428606765330187e-06), r)
+    r = fma32(middle, f32(-LN2_HIGH), x)
+    return n, fma32(middle, f32(-LN2_LOW), r)
 
 
 def pipeline(x, highest_first):

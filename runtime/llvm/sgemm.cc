@@ -47,8 +47,12 @@ struct PanelPrefetch {
   inline void tick() {
     if (--countdown == 0) countdown = period, issue();
   }
+  // Its lines issued evenly over `pairs` ticks (the k-step pairs of the tiles that run meanwhile).
+  void spreadOver(int64_t pairs) {
+    int64_t lines = rowsLeft * ((rowBytes + 63) / 64);
+    period = countdown = std::max<int64_t>(1, pairs / std::max<int64_t>(lines, 1));
+  }
 };
-
 
 // One micro-tile: rows[0..R)[0..nr) of C (accumulating into C's values when `load`) += A's R rows x
 // B's micro-panel over kc k steps. A comes packed (ap: kMR floats per k step) or, when ap is null,
@@ -273,12 +277,7 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
         prefetch.rowBytes = skew + std::min(kNC, nEnd - nj) * int64_t(sizeof(float));
         prefetch.rowsLeft = std::min(kKC, g.k - np);
       }
-      if (prefetch.rowsLeft > 0) {
-        // Lines to issue over the k-step pairs of this panel's micro-tiles, evenly.
-        int64_t lines = prefetch.rowsLeft * ((prefetch.rowBytes + 63) / 64);
-        int64_t pairs = tilesPerPanel * ((nc + kNR - 1) / kNR) * (kc / 2);
-        prefetch.period = prefetch.countdown = std::max<int64_t>(1, pairs / std::max<int64_t>(lines, 1));
-      }
+      if (prefetch.rowsLeft > 0) prefetch.spreadOver(tilesPerPanel * ((nc + kNR - 1) / kNR) * (kc / 2));
       t.kc = kc, t.load = pc > 0, t.ka = g.kA.data() + pc;
       for (int64_t ic = i0; ic < i1; ic += kMC) {
         int64_t mc = std::min(kMC, i1 - ic);
@@ -306,8 +305,7 @@ void blockAvx512(const Gemm& g, const Operands& o, int64_t i0, int64_t i1, int64
               prefetch.row = reinterpret_cast<const char*>(o.b + g.kB[size_t(pk)] + g.nB[size_t(pj)]);
               prefetch.rowBytes = std::min(kKC, g.k - pk) * kNR * int64_t(sizeof(float));
               prefetch.rowsLeft = 1;
-              int64_t pairs = (mc + kMR - 1) / kMR * (kc / 2);
-              prefetch.period = prefetch.countdown = std::max<int64_t>(1, pairs / ((prefetch.rowBytes + 63) / 64));
+              prefetch.spreadOver((mc + kMR - 1) / kMR * (kc / 2));
             }
           }
           for (int64_t ir = 0; ir < mc; ir += kMR) {

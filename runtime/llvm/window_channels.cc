@@ -28,6 +28,9 @@ constexpr int64_t kMinChannels = 8;
 constexpr int kPixels = 8;
 // The most taps a window may have (window_conv.cc's limit).
 constexpr int64_t kMaxTaps = 64;
+// A group's weights span at most this much when its channels' weights are adjacent (16 channels of
+// kMaxTaps floats); beyond, they lie apart and are not prefetched.
+constexpr int64_t kMaxPrefetchBytes = kLanes * kMaxTaps * int64_t(sizeof(float));
 
 // Where each unit's work lies: the channel-minor padded plane's row pitch (in floats), where output
 // (0, 0)'s window starts in it, and the output's strides through it.
@@ -195,7 +198,7 @@ int32_t units(void* ctx, int64_t begin, int64_t end) {
         const int64_t last = std::min(channels, ch0 + 2 * kLanes) - 1;
         const char* from = reinterpret_cast<const char*>(w.a + w.batchA[size_t(ch0 + kLanes)] + p.minTapA);
         const char* to = reinterpret_cast<const char*>(w.a + w.batchA[size_t(last)] + p.maxTapA);
-        if (from <= to && to - from < 64 * 64)
+        if (from <= to && to - from < kMaxPrefetchBytes)
           for (const char* line = from; line <= to; line += 64) _mm_prefetch(line, _MM_HINT_T0);
       }
     }
