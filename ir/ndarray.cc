@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "ir/buffer_memory.h"
 #include "ir/diagnostic.h"
 #include "ir/minifloat.h"
 
@@ -21,15 +22,16 @@ int64_t saturatingInt(double v) {
 
 NDArray::NDArray(DataType t, std::vector<int64_t> s) : Object(NodeKind::NDArray), dtype(t), shape(std::move(s)) {
   size_t n = std::max<size_t>(nbytes(), 1);
-  size_t rounded = (n + 63) / 64 * 64;
-  data_ = std::aligned_alloc(64, rounded);
+  data_ = allocateBuffer(n);
   RLX_CHECK(data_, "out of memory");
-  std::memset(data_, 0, rounded);
+  allocated_ = n;
+  std::memset(data_, 0, n);
 }
 
 NDArray::NDArray(DataType t, std::vector<int64_t> s, NoInit) : Object(NodeKind::NDArray), dtype(t), shape(std::move(s)) {
   size_t n = std::max<size_t>(nbytes(), 1);
-  data_ = std::aligned_alloc(64, (n + 63) / 64 * 64);
+  data_ = allocateBuffer(n);
+  allocated_ = n;
 }
 
 Ref<NDArray> NDArray::uninitialized(DataType t, std::vector<int64_t> s) {
@@ -48,7 +50,7 @@ NDArray::NDArray(DataType t, std::vector<int64_t> s, void* data, Ref<NDArray> ow
 }
 
 NDArray::~NDArray() {
-  if (!owner_) std::free(data_);
+  if (!owner_) releaseBuffer(data_, allocated_);
 }
 
 int64_t NDArray::numel() const {

@@ -48,6 +48,7 @@ class NDArray final : public Object {
   struct NoInit {};
   NDArray(DataType t, std::vector<int64_t> s, NoInit);
   void* data_ = nullptr;
+  size_t allocated_ = 0;  // bytes of data_'s allocation (0 for a view)
   Ref<NDArray> owner_;  // set for views; null when the array owns data_
 };
 using NDArrayRef = Ref<NDArray>;

@@ -2,6 +2,8 @@
 // A block is replaced only by a larger one, so steady-state kernel calls never reach the allocator.
 #include "runtime/llvm/scratch.h"
 
+#include "ir/buffer_memory.h"
+
 #include <cstdlib>
 
 namespace rlx {
@@ -13,7 +15,7 @@ struct Scratch {
   float* block[kSlots] = {};
   size_t size[kSlots] = {};
   ~Scratch() {
-    for (float* b : block) std::free(b);
+    for (int i = 0; i < kSlots; ++i) releaseBuffer(block[i], size[i] * sizeof(float));
   }
 };
 
@@ -23,8 +25,8 @@ float* threadScratch(ScratchSlot slot, size_t floats) {
   thread_local Scratch s;
   int i = int(slot);
   if (s.size[i] < floats) {
-    std::free(s.block[i]);
-    s.block[i] = static_cast<float*>(std::aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64));
+    releaseBuffer(s.block[i], s.size[i] * sizeof(float));
+    s.block[i] = static_cast<float*>(allocateBuffer(floats * sizeof(float), BufferPages::Small));
     s.size[i] = s.block[i] ? floats : 0;
   }
   return s.block[i];

@@ -6,6 +6,8 @@
 // block's capacity sits in a 64-byte header before it, so a release needs only the pointer.
 #include "runtime/llvm/workspace.h"
 
+#include "ir/buffer_memory.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -31,7 +33,7 @@ struct Pool {
   std::vector<void*> blocks;  // released, oldest first
   size_t bytes = 0;
   ~Pool() {
-    for (void* b : blocks) std::free(static_cast<char*>(b) - kHeader);
+    for (void* b : blocks) rlx::releaseBuffer(static_cast<char*>(b) - kHeader, kHeader + capacityOf(b));
   }
 };
 
@@ -53,7 +55,7 @@ extern "C" void* rlx_workspace_take(int64_t bytes) {
     p.blocks.erase(p.blocks.begin() + std::ptrdiff_t(i));
     return block;
   }
-  char* raw = static_cast<char*>(std::aligned_alloc(64, kHeader + cap));
+  char* raw = static_cast<char*>(rlx::allocateBuffer(kHeader + cap, rlx::BufferPages::Small));
   if (!raw) return nullptr;
   void* block = raw + kHeader;
   capacityOf(block) = cap;
@@ -71,13 +73,13 @@ extern "C" void rlx_workspace_free(void* block) {
   Pool& p = pool();
   size_t cap = capacityOf(block);
   if (cap > kMaxPooledBytes) {
-    std::free(static_cast<char*>(block) - kHeader);
+    rlx::releaseBuffer(static_cast<char*>(block) - kHeader, kHeader + cap);
     return;
   }
   // Full: the oldest released blocks go first (the sizes of kernels not run lately).
   while (!p.blocks.empty() && (p.blocks.size() >= kMaxPooledBlocks || p.bytes + cap > kMaxPooledBytes)) {
     p.bytes -= capacityOf(p.blocks.front());
-    std::free(static_cast<char*>(p.blocks.front()) - kHeader);
+    rlx::releaseBuffer(static_cast<char*>(p.blocks.front()) - kHeader, kHeader + capacityOf(p.blocks.front()));
     p.blocks.erase(p.blocks.begin());
   }
   p.blocks.push_back(block);
