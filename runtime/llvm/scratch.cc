@@ -2,9 +2,9 @@
 // A block is replaced only by a larger one, so steady-state kernel calls never reach the allocator.
 #include "runtime/llvm/scratch.h"
 
-#include "ir/buffer_memory.h"
-
 #include <cstdlib>
+
+#include "ir/buffer_memory.h"
 
 namespace rlx {
 

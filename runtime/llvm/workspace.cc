@@ -6,12 +6,12 @@
 // block's capacity sits in a 64-byte header before it, so a release needs only the pointer.
 #include "runtime/llvm/workspace.h"
 
-#include "ir/buffer_memory.h"
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include "ir/buffer_memory.h"
 
 namespace {
 
