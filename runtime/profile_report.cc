@@ -10,7 +10,9 @@ std::string formatProfile(const std::vector<vm::ProfileEntry>& entries, int runs
   double perRun = runs > 0 ? 1.0 / runs : 0, inCalls = 0;
   for (const auto& e : entries) inCalls += e.ms;
   auto share = [&](double ms) { return wallMs > 0 ? 100 * ms / wallMs : 0.0; };
-  std::string out = fmt::format("profile over {} run{}: {:.4f} ms per run, {:.1f}% of it in {} kernels and builtins\n", runs, runs == 1 ? "" : "s",
+  // The mean of the timed runs (the rows add up to it), which a few slow runs pull above the median
+  // `--time` prints just before: said, so that the two are not read as one number.
+  std::string out = fmt::format("profile over {} run{}: {:.4f} ms per run on average, {:.1f}% of it in {} kernels and builtins\n", runs, runs == 1 ? "" : "s",
                                 wallMs * perRun, share(inCalls), entries.size());
   out += fmt::format("{:>10}  {:>6}  {:>9}  {}\n", "ms/run", "%", "calls/run", "name");
   for (const auto& e : entries)
