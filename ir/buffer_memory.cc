@@ -35,6 +35,7 @@ size_t lengthOf(size_t bytes) { return (bytes + kSmallPage - 1) / kSmallPage * k
 // page keeps small pages.
 void* allocateBuffer(size_t bytes, BufferPages pages) {
   if (bytes < kHugePage) return std::aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64);
+  if (bytes > SIZE_MAX / 2) return nullptr;  // no such memory; the rounding below would wrap
   size_t length = lengthOf(bytes), span = length + kHugePage - kSmallPage;
   void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) return nullptr;

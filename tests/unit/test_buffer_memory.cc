@@ -64,6 +64,12 @@ TEST_CASE("buffer memory: a large buffer is its own 2 MiB-aligned mapping, gone 
   CHECK_FALSE(mapped(p));
 }
 
+TEST_CASE("buffer memory: an impossible size is refused, not wrapped", "[buffer_memory]") {
+  CHECK(rlx::allocateBuffer(SIZE_MAX) == nullptr);
+  CHECK(rlx::allocateBuffer(SIZE_MAX - 4000) == nullptr);
+  CHECK(rlx::allocateBuffer(size_t(1) << 62) == nullptr);  // 4 EiB: mmap refuses it
+}
+
 TEST_CASE("buffer memory: a pool's block keeps small pages", "[buffer_memory]") {
   size_t bytes = 2 * kHuge;
   void* p = rlx::allocateBuffer(bytes, rlx::BufferPages::Small);
