@@ -34,7 +34,32 @@ __attribute__((target("avx512f"))) void packA(const Gemm& g, const Operands& o, 
       continue;
     }
     if (!g.kAUnit) {
-      // Other rows (a panel of output pixels across an image row's end): one gather per k step.
+      // Two runs at stride 1 or 2 (a panel of output pixels across one image row's end: at 7 x 7
+      // nearly every panel): each k step's elements come from two vector loads and one permute.
+      int64_t breakAt = 0, step = 0;
+      for (int64_t s2 : {int64_t(1), int64_t(2)}) {
+        int64_t breaks = 0, at = 0;
+        for (int64_t r = 1; r < rows; ++r)
+          if (row[r] - row[r - 1] != s2) ++breaks, at = r;
+        if (breaks == 1) {
+          breakAt = at, step = s2;
+          break;
+        }
+      }
+      if (step) {
+        int32_t lane[16] = {};
+        for (int64_t r = 0; r < rows; ++r) lane[r] = int32_t(r < breakAt ? r * step : 16 + (r - breakAt) * step);
+        const __m512i index = _mm512_loadu_si512(lane);
+        const __mmask16 first = firstLanes(step * (breakAt - 1) + 1), second = firstLanes(step * (rows - breakAt - 1) + 1);
+        const float* head = row[0];
+        const float* tail = row[breakAt];
+        for (; k < kc; ++k) {
+          __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(first, head + ka[k]), index, _mm512_maskz_loadu_ps(second, tail + ka[k]));
+          _mm256_storeu_ps(ap + k * kMR, _mm512_castps512_ps256(v));
+        }
+        continue;
+      }
+      // Other rows: one gather per k step.
       int32_t lane[16] = {};
       bool near = true;
       for (int64_t r = 0; r < rows; ++r) {

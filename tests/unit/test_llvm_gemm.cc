@@ -457,12 +457,18 @@ TEST_CASE("llvm gemm: strided 3x3 convolutions take panel weights; stride 1 keep
     return s + "], \"float32\")";
   };
   // Over larger outputs too (20 x 20 = 400 pixels, more than the 64 channels): the GEMM runs transposed
-  // there anyway, and panels spare it packing the weight on every call.
-  for (auto [stride, size] : {std::pair{2, 14}, std::pair{1, 14}, std::pair{2, 40}}) {
+  // there anyway, and panels spare it packing the weight on every call. With 288 output channels (more
+  // slivers than A is read in place for) A is packed: at 7 x 7 an 8-pixel panel spans two output rows,
+  // two runs of stride-2 input columns (packA's two loads and a permute per k step).
+  struct S {
+    int stride, size, out;
+  };
+  for (S c : {S{2, 14, 64}, S{1, 14, 64}, S{2, 40, 64}, S{2, 14, 288}}) {
+    auto [stride, size, out] = c;
     auto fs = lower("x: " + T("(1, 6, " + std::to_string(size) + ", " + std::to_string(size) + ")"),
-                    "            gv = R.nn.conv2d(x, " + weight(64, 6) + ", strides=[" + std::to_string(stride) + ", " + std::to_string(stride) + "], padding=[1, 1, 1, 1])\n",
+                    "            gv = R.nn.conv2d(x, " + weight(out, 6) + ", strides=[" + std::to_string(stride) + ", " + std::to_string(stride) + "], padding=[1, 1, 1, 1])\n",
                     "LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR,PackMatmulWeights");
-    INFO("stride " << stride << ", " << size << " x " << size);
+    INFO("stride " << stride << ", " << size << " x " << size << ", " << out << " channels");
     REQUIRE(fs.size() == 1);
     bool packed = false;
     for (auto& [param, buf] : fs[0]->bufferMap) packed |= buf->shape.size() == 5;
