@@ -11,6 +11,28 @@
 
 namespace rlx::sgemm_parts {
 
+namespace {
+
+// A panel's rows as runs of addresses one or two floats apart: the step, and the row where the second
+// run starts (rows when the panel is one run); step 0 when it takes more than two runs or no such step.
+struct PixelRuns {
+  int64_t step = 0, breakAt = 0;
+};
+
+PixelRuns runsOf(const float* const* row, int64_t rows) {
+  PixelRuns best;
+  int64_t fewest = 2;
+  for (int64_t step : {int64_t(1), int64_t(2)}) {
+    int64_t breaks = 0, at = rows;
+    for (int64_t r = 1; r < rows; ++r)
+      if (row[r] - row[r - 1] != step) ++breaks, at = r;
+    if (breaks < fewest) best = {step, at}, fewest = breaks;
+  }
+  return best;
+}
+
+}  // namespace
+
 // A[i0.., p0..] (mc x kc) as micro-panels of kMR rows: ap[(s * kc + k) * kMR + r], zero-padded rows.
 __attribute__((target("avx512f"))) void packA(const Gemm& g, const Operands& o, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float* ap) {
   const int64_t* ka = g.kA.data() + p0;
@@ -18,43 +40,27 @@ __attribute__((target("avx512f"))) void packA(const Gemm& g, const Operands& o, 
     int64_t rows = std::min(kMR, mc - s * kMR), k = 0;
     const float* row[kMR];
     for (int64_t r = 0; r < rows; ++r) row[r] = o.a + g.mA[size_t(i0 + s * kMR + r)];
-    // Rows one or two floats apart (a transposed convolution's output pixels at stride 1 or 2): each
-    // k step's eight elements come from one vector load (the even lanes of two, at stride 2).
-    int64_t rowStep = rows > 1 ? row[1] - row[0] : 1;
-    bool run = !g.kAUnit && (rowStep == 1 || rowStep == 2);
-    for (int64_t r = 2; run && r < rows; ++r) run = row[r] - row[r - 1] == rowStep;
-    if (run) {
-      const __m512i even = everySecondLane(0);
-      __mmask16 m = firstLanes(rowStep * (rows - 1) + 1);
-      for (; k < kc; ++k) {
-        __m512 v = _mm512_maskz_loadu_ps(m, row[0] + ka[k]);
-        if (rowStep == 2) v = _mm512_permutexvar_ps(even, v);
-        _mm256_storeu_ps(ap + k * kMR, _mm512_castps512_ps256(v));
-      }
-      continue;
-    }
     if (!g.kAUnit) {
-      // Two runs at stride 1 or 2 (a panel of output pixels across one image row's end: at 7 x 7
-      // nearly every panel): each k step's elements come from two vector loads and one permute.
-      int64_t breakAt = 0, step = 0;
-      for (int64_t s2 : {int64_t(1), int64_t(2)}) {
-        int64_t breaks = 0, at = 0;
-        for (int64_t r = 1; r < rows; ++r)
-          if (row[r] - row[r - 1] != s2) ++breaks, at = r;
-        if (breaks == 1) {
-          breakAt = at, step = s2;
-          break;
-        }
-      }
-      if (step) {
-        int32_t lane[16] = {};
-        for (int64_t r = 0; r < rows; ++r) lane[r] = int32_t(r < breakAt ? r * step : 16 + (r - breakAt) * step);
-        const __m512i index = _mm512_loadu_si512(lane);
-        const __mmask16 first = firstLanes(step * (breakAt - 1) + 1), second = firstLanes(step * (rows - breakAt - 1) + 1);
-        const float* head = row[0];
-        const float* tail = row[breakAt];
+      // Rows in one or two runs one or two floats apart (a transposed convolution's output pixels at
+      // stride 1 or 2; two where a panel of them crosses an image row's end, at 7 x 7 nearly every
+      // panel): each k step's eight elements come from one vector load (the even lanes at stride 2),
+      // or from two and a permute (a gather per k step had been 7.7% of a stride-2 3 x 3 layer at 7 x 7).
+      if (PixelRuns runs = runsOf(row, rows); runs.step && runs.breakAt == rows) {
+        const __m512i even = everySecondLane(0);
+        const __mmask16 m = firstLanes(runs.step * (rows - 1) + 1);
         for (; k < kc; ++k) {
-          __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(first, head + ka[k]), index, _mm512_maskz_loadu_ps(second, tail + ka[k]));
+          __m512 v = _mm512_maskz_loadu_ps(m, row[0] + ka[k]);
+          if (runs.step == 2) v = _mm512_permutexvar_ps(even, v);
+          _mm256_storeu_ps(ap + k * kMR, _mm512_castps512_ps256(v));
+        }
+        continue;
+      } else if (runs.step) {
+        int32_t lane[16] = {};
+        for (int64_t r = 0; r < rows; ++r) lane[r] = int32_t(r < runs.breakAt ? r * runs.step : 16 + (r - runs.breakAt) * runs.step);
+        const __m512i index = _mm512_loadu_si512(lane);
+        const __mmask16 first = firstLanes(runs.step * (runs.breakAt - 1) + 1), second = firstLanes(runs.step * (rows - runs.breakAt - 1) + 1);
+        for (; k < kc; ++k) {
+          __m512 v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(first, row[0] + ka[k]), index, _mm512_maskz_loadu_ps(second, row[runs.breakAt] + ka[k]));
           _mm256_storeu_ps(ap + k * kMR, _mm512_castps512_ps256(v));
         }
         continue;
