@@ -1,15 +1,23 @@
 // The table `rlx run --profile` prints: where a run's time goes, kernel by kernel and builtin by
 // builtin, per run and as a share of the wall time.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
+#include "ir/module.h"
 #include "runtime/vm.h"
 
 namespace rlx {
 
+// Each kernel (PrimFunc) of `lowered` by its name, with its buffer parameters' shapes in parameter
+// order, outputs last as call_tir passes them: "1x96x14x14 18x96x1x1x32 1x576x14x14" (a dtype other
+// than float32 after a colon, "1x128:int64"). Which layer a fused kernel is, and its GEMM's M, N, K,
+// then read off the profile itself.
+std::map<std::string, std::string> kernelOperandShapes(const IRModule& lowered);
+
 // `entries` as VirtualMachine::profile returns them, accumulated over `runs` runs that took
-// `wallMs` in total.
-std::string formatProfile(const std::vector<vm::ProfileEntry>& entries, int runs, double wallMs);
+// `wallMs` in total; a kernel named in `shapes` has its operands' shapes after its name.
+std::string formatProfile(const std::vector<vm::ProfileEntry>& entries, int runs, double wallMs, const std::map<std::string, std::string>& shapes = {});
 
 }  // namespace rlx

@@ -300,7 +300,8 @@ int runRun(const std::vector<std::string>& args, bool color) {
     profiledMs = 0;
     for (double m : ms) profiledMs += m;
   }
-  if (options.profile) std::fputs(formatProfile(prepared->machine->profile(), std::max(timeRuns, 1), profiledMs).c_str(), stderr);
+  if (options.profile)
+    std::fputs(formatProfile(prepared->machine->profile(), std::max(timeRuns, 1), profiledMs, kernelOperandShapes(*prepared->lowered)).c_str(), stderr);
   return 0;
 }
 

@@ -158,6 +158,25 @@ TEST_CASE("vm: the profile counts every kernel and builtin call, not calls of VM
   CHECK((*machine)->profile().empty());
 }
 
+TEST_CASE("vm: the profile names each kernel's operand shapes, in parameter order", "[vm]") {
+  auto mod = parse(R"(@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def take(x: T.Buffer((T.int64(2), T.int64(3)), "float32"), i: T.Buffer((T.int64(4),), "int64"), n: T.int64, y: T.Buffer((n, T.int64(3)), "float32")):
+        T.evaluate(0)
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        return x
+)");
+  auto shapes = kernelOperandShapes(*mod);
+  CHECK(shapes == std::map<std::string, std::string>{{"take", "2x3 4:int64 nx3"}});
+  std::vector<vm::ProfileEntry> entries{{"take", 2, 1.0}, {"vm.builtin.copy", 2, 0.5}};
+  std::string table = formatProfile(entries, 2, 2.0, shapes);
+  CHECK(table.find("          1  take   2x3 4:int64 nx3\n") != std::string::npos);
+  CHECK(table.find("          1  vm.builtin.copy\n") != std::string::npos);
+}
+
 TEST_CASE("vm: every corpus module's main runs lowered (build and O2) and matches the evaluator", "[vm][corpus]") {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
