@@ -24,6 +24,7 @@
 #include "runtime/llvm/sgemm.h"
 #include "runtime/llvm/transpose.h"
 #include "runtime/llvm/window_conv.h"
+#include "runtime/llvm/window_channels_last.h"
 #include "runtime/llvm/thread_pool.h"
 #include "runtime/llvm/vector_math.h"
 #include "runtime/llvm/workspace.h"
@@ -81,6 +82,8 @@ Host& host() {
     exportFn("rlx_sgemm_padded", &rlx_sgemm_padded);
     exportFn("rlx_sgemm_padded_epilogue", &rlx_sgemm_padded_epilogue);
     exportFn("rlx_pool_padded", &rlx_pool_padded);
+    exportFn("rlx_window_channels_last", &rlx_window_channels_last);
+    exportFn("rlx_window_channels_last_epilogue", &rlx_window_channels_last_epilogue);
     exportFn("rlx_transpose32", &rlx_transpose32);
     exportFn("rlx_attention", &rlx_attention);
     exportFn("rlx_workspace_alloc", &rlx_workspace_alloc);

@@ -1,7 +1,8 @@
 // LLVM codegen, the runtime calls the CPU schedule puts in place of recognized nests: rlx.sgemm for a
 // float32 matmul or convolution (schedule_gemm.cc), with an element-wise epilogue it fused into it
 // (schedule_epilogue.cc) as a block function, rlx.transpose32 (schedule_transpose.cc),
-// rlx.attention (schedule_attention.cc) and rlx.pool_padded (schedule_window.cc).
+// rlx.attention (schedule_attention.cc), and rlx.pool_padded and rlx.window_channels_last
+// (schedule_window.cc).
 #include "runtime/llvm/codegen.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -33,10 +34,11 @@ std::vector<llvm::Value*> Codegen::pointersAndDescriptor(const PrimCall& c, size
 }
 
 // rlx.sgemm — args: C[base], A[base], B[base], then the descriptor's integers (sgemm.h) — or
-// rlx.sgemm_padded — B the unpadded input, the padding after the descriptor (window_conv.h); with an
-// epilogue, the runtime's *_epilogue entry with (function, context) appended.
+// rlx.sgemm_padded — B the unpadded input, the padding after the descriptor (window_conv.h) — or
+// rlx.window_channels_last — C, the weights and the input, then its descriptor
+// (window_channels_last.h); with an epilogue, the runtime's *_epilogue entry with (function, context)
+// appended.
 TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
-  bool padded = c.op == "rlx.sgemm_padded";
   if (c.args.size() < 6) fail(c.op + " takes at least 6 arguments, got " + std::to_string(c.args.size()));
   std::vector<llvm::Value*> args = pointersAndDescriptor(c, 3);
   std::vector<llvm::Type*> types(4, b.getPtrTy());
@@ -44,7 +46,8 @@ TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
     args.push_back(epilogue->function), args.push_back(epilogue->context);
     types.insert(types.end(), {b.getPtrTy(), b.getPtrTy()});
   }
-  std::string name = std::string(padded ? "rlx_sgemm_padded" : "rlx_sgemm") + (epilogue ? "_epilogue" : "");
+  std::string name = c.op == "rlx.sgemm_padded" ? "rlx_sgemm_padded" : c.op == "rlx.window_channels_last" ? "rlx_window_channels_last" : "rlx_sgemm";
+  if (epilogue) name += "_epilogue";
   auto* type = llvm::FunctionType::get(b.getInt32Ty(), types, false);
   return {b.CreateCall(mod.getOrInsertFunction(name, type), args), DataType::int32()};
 }

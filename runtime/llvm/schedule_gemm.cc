@@ -22,14 +22,12 @@ bool sameIndices(const std::vector<PrimExpr>& x, const std::vector<PrimExpr>& y)
 
 }  // namespace
 
-std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
-  // 1. A perfect nest of serial loops over one block with an init (schedule_nest.h).
+std::optional<ProductSum> matchProductSum(const Stmt& s) {
+  // A perfect nest of serial loops over one block with an init (schedule_nest.h).
   auto pn = perfectNest(s);
   if (!pn || pn->loops.size() < 2 || !pn->block->init) return std::nullopt;
   const TirBlock& block = *pn->block;
-  const std::vector<size_t>& loopOf = pn->loopOf;
-
-  // 2. init C[I] = 0 and body C[I] = C[I] + X * Y in float32, C indexed by spatial iter vars.
+  // init C[I] = 0 and body C[I] = C[I] + X * Y in float32, C indexed by spatial iter vars.
   if (block.init->kind() != NodeKind::BufferStore || !block.body || block.body->kind() != NodeKind::BufferStore) return std::nullopt;
   auto& init = static_cast<const BufferStore&>(*block.init);
   auto& update = static_cast<const BufferStore&>(*block.body);
@@ -46,17 +44,32 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   const PrimExpr& product = isSelf(sum.a) ? sum.b : isSelf(sum.b) ? sum.a : PrimExpr();
   if (!product || product->kind() != NodeKind::Mul || !isFloat32(product->dtype)) return std::nullopt;
   auto& mulNode = static_cast<const PrimBinary&>(*product);
-  Operand x, y;
-  if (!parseOperand(mulNode.a, block, x) || !parseOperand(mulNode.b, block, y)) return std::nullopt;
-  if (!isFloat32(x.load->buffer->dtype) || !isFloat32(y.load->buffer->dtype)) return std::nullopt;
-  for (auto* o : {&x, &y})
+  ProductSum out;
+  if (!parseOperand(mulNode.a, block, out.x) || !parseOperand(mulNode.b, block, out.y)) return std::nullopt;
+  if (!isFloat32(out.x.load->buffer->dtype) || !isFloat32(out.y.load->buffer->dtype)) return std::nullopt;
+  for (auto* o : {&out.x, &out.y})
     if (o->load->buffer.get() == &c || (c.data && o->load->buffer->data.get() == c.data.get())) return std::nullopt;
-  std::vector<const PrimVar*> cVars;
   for (auto& e : update.indices) {
     auto* v = asVar(e);
-    if (!v || std::find(cVars.begin(), cVars.end(), v) != cVars.end()) return std::nullopt;
-    cVars.push_back(v);
+    if (!v || std::find(out.cVars.begin(), out.cVars.end(), v) != out.cVars.end()) return std::nullopt;
+    out.cVars.push_back(v);
   }
+  out.nest = std::move(*pn);
+  out.update = &update;
+  return out;
+}
+
+std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
+  // 1, 2. C[I] += X * Y over a perfect nest.
+  auto ps = matchProductSum(s);
+  if (!ps) return std::nullopt;
+  const PerfectNest* pn = &ps->nest;
+  const TirBlock& block = *pn->block;
+  const std::vector<size_t>& loopOf = pn->loopOf;
+  const BufferStore& update = *ps->update;
+  const Buffer& c = *update.buffer;
+  const Operand &x = ps->x, &y = ps->y;
+  const std::vector<const PrimVar*>& cVars = ps->cVars;
 
   // 3. Roles: B is the operand indexed by C's last index (j) and A the other; a spatial var in A only
   // is a row (i) dim, in B only a column dim, else a batch dim; reductions are k dims.

@@ -5,8 +5,20 @@
 #include <vector>
 
 #include "ir/tir.h"
+#include "runtime/llvm/schedule_nest.h"
 
 namespace rlx {
+
+// A perfect nest over one block `with T.init(): C[I] = 0.0f` then `C[I] = C[I] + X * Y` (or
+// X * Y + C[I]), all float32, C indexed by distinct iter vars and neither operand C: the form the
+// GEMM and window recognizers start from.
+struct ProductSum {
+  PerfectNest nest;
+  const BufferStore* update = nullptr;  // the block's body
+  Operand x, y;                         // the product's operands, in order
+  std::vector<const PrimVar*> cVars;    // C's index vars
+};
+std::optional<ProductSum> matchProductSum(const Stmt& s);
 
 // The nest `s` (a For) replaced by Evaluate(rlx.sgemm(...)), when `s` is a perfect loop nest over
 // one block of the form

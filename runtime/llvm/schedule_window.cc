@@ -18,8 +18,9 @@ namespace rlx {
 
 namespace {
 
-// The padding a stage applies: T = pad(X) with `top` rows and `left` columns before X's last two
-// dims (every other dim unpadded).
+// The padding a stage applies: T = pad(X) with `top` rows and `left` columns before two adjacent
+// dims of X, its last two (planes) or, channels last, the two before its last (every other dim
+// unpadded).
 struct Padding {
   const Buffer* padded = nullptr;
   BufferRef input;
@@ -44,7 +45,9 @@ bool conjuncts(const PrimExpr& cond, std::vector<BoundAtom>& out) {
   return true;
 }
 
-std::optional<Padding> paddingStage(const Stmt& s, const std::vector<BufferRef>& allocs) {
+// The padding of stage `s` over the dims pair, pair + 1 counted from the end (2: the last two, 3: the
+// two before the channels).
+std::optional<Padding> paddingStage(const Stmt& s, const std::vector<BufferRef>& allocs, size_t pair) {
   auto nest = fullWriteNest(s);
   if (!nest || isReduction(*nest->block)) return std::nullopt;
   const BufferStore& st = *nest->store;
@@ -69,6 +72,8 @@ std::optional<Padding> paddingStage(const Stmt& s, const std::vector<BufferRef>&
   const Buffer& x = *load.buffer;
   if (x.dtype != DataType::float32() || !compact(x) || x.shape.size() != t.shape.size() || load.indices.size() != st.indices.size()) return std::nullopt;
   size_t n = t.shape.size();
+  if (n < pair) return std::nullopt;
+  const size_t rowDim = n - pair, colDim = rowDim + 1;
   Padding p;
   p.padded = &t, p.input = load.buffer, p.fill = fill->value;
   std::vector<int64_t> shift(n);
@@ -78,19 +83,19 @@ std::optional<Padding> paddingStage(const Stmt& s, const std::vector<BufferRef>&
     if (!td || !xd || !affineOf(load.indices[d], index) || index.terms.size() != 1 || index.terms[0].second != 1) return std::nullopt;
     if (index.terms[0].first != static_cast<const PrimVar*>(st.indices[d].get())) return std::nullopt;
     shift[d] = -index.constant;
-    if (d + 2 < n && (shift[d] != 0 || *td != *xd)) return std::nullopt;
+    if (d != rowDim && d != colDim && (shift[d] != 0 || *td != *xd)) return std::nullopt;
   }
-  p.paddedRows = *constDim(t.shape[n - 2]), p.paddedCols = *constDim(t.shape[n - 1]);
-  p.rows = *constDim(x.shape[n - 2]), p.cols = *constDim(x.shape[n - 1]);
-  p.top = shift[n - 2], p.left = shift[n - 1];
+  p.paddedRows = *constDim(t.shape[rowDim]), p.paddedCols = *constDim(t.shape[colDim]);
+  p.rows = *constDim(x.shape[rowDim]), p.cols = *constDim(x.shape[colDim]);
+  p.top = shift[rowDim], p.left = shift[colDim];
   if (p.top < 0 || p.left < 0 || p.top + p.rows > p.paddedRows || p.left + p.cols > p.paddedCols) return std::nullopt;
   // The condition must be exactly "inside X": a bound per side, present unless the loop's own range
   // implies it.
   std::vector<BoundAtom> atoms;
   if (!conjuncts(cond, atoms)) return std::nullopt;
-  for (size_t d = n - 2; d < n; ++d) {
+  for (size_t d : {rowDim, colDim}) {
     const PrimVar* v = static_cast<const PrimVar*>(st.indices[d].get());
-    int64_t lo = shift[d], hi = shift[d] + (d == n - 2 ? p.rows : p.cols), extent = d == n - 2 ? p.paddedRows : p.paddedCols;
+    int64_t lo = shift[d], hi = shift[d] + (d == rowDim ? p.rows : p.cols), extent = d == rowDim ? p.paddedRows : p.paddedCols;
     bool hasLo = lo == 0, hasHi = hi == extent;
     for (auto& a : atoms) {
       if (a.var != v) continue;
@@ -101,7 +106,7 @@ std::optional<Padding> paddingStage(const Stmt& s, const std::vector<BufferRef>&
     if (!hasLo || !hasHi) return std::nullopt;
   }
   for (auto& a : atoms)
-    if (a.var != static_cast<const PrimVar*>(st.indices[n - 2].get()) && a.var != static_cast<const PrimVar*>(st.indices[n - 1].get())) return std::nullopt;
+    if (a.var != static_cast<const PrimVar*>(st.indices[rowDim].get()) && a.var != static_cast<const PrimVar*>(st.indices[colDim].get())) return std::nullopt;
   return p;
 }
 
@@ -194,47 +199,137 @@ PrimExpr poolCall(const Stmt& s, const Padding& pad) {
   return make<PrimCall>(DataType::int32(), "rlx.pool_padded", std::move(args));
 }
 
+// The depthwise convolution nest of `s` over `pad` (padded channels last) as an
+// rlx.window_channels_last call (window_channels_last.h), with what fusing its epilogue needs (the
+// pixels its rows, the channels its columns):
+//   C[b, y, x, c] = C[b, y, x, c] + T[b, y * sy + ky * dy, x * sx + kx * dx, c (+ rc)] * W[..]
+// (either order), C compact with X's images and channels, looping over all of C; the reductions ky
+// before kx in the nest (the kernel's order of sums), any rc of extent 1; W read at constant strides
+// along c, ky and kx only.
+std::optional<GemmNest> channelsLastWindow(const Stmt& s, const Padding& pad) {
+  auto ps = matchProductSum(s);
+  if (!ps) return std::nullopt;
+  const PerfectNest& pn = ps->nest;
+  const Buffer& c = *ps->update->buffer;
+  const Buffer& x = *pad.input;
+  const Operand* t = ps->x.load->buffer.get() == pad.padded ? &ps->x : ps->y.load->buffer.get() == pad.padded ? &ps->y : nullptr;
+  if (!t || !t->splits.empty() || t->index.size() != 4 || c.shape.size() != 4 || x.shape.size() != 4 || !compact(c)) return std::nullopt;
+  const Operand& w = t == &ps->x ? ps->y : ps->x;
+  if (!w.splits.empty()) return std::nullopt;
+  const PrimVar *image = ps->cVars[0], *y = ps->cVars[1], *col = ps->cVars[2], *ch = ps->cVars[3];
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < 4; ++d) {
+    auto extent = constDim(c.shape[d]);
+    if (!extent || constDim(pn.loopOfVar(ps->cVars[d]).extent) != extent) return std::nullopt;
+    shape.push_back(*extent);
+  }
+  if (constDim(x.shape[0]) != shape[0] || constDim(x.shape[3]) != shape[3]) return std::nullopt;
+  // The reductions, in nest order.
+  std::vector<std::pair<size_t, const PrimVar*>> reductions;
+  for (size_t k = 0; k < pn.block->iterVars.size(); ++k) {
+    const PrimVar* v = pn.block->iterVars[k].var.get();
+    if (pn.block->iterVars[k].kind == IterVar::CommReduce) reductions.push_back({pn.loopOf[k], v});
+    else if (std::find(ps->cVars.begin(), ps->cVars.end(), v) == ps->cVars.end()) return std::nullopt;
+  }
+  std::sort(reductions.begin(), reductions.end());
+  auto reduction = [&](const PrimVar* v) { return std::any_of(reductions.begin(), reductions.end(), [&](auto& r) { return r.second == v; }); };
+  // T's index `a` as out * stride + tap * dilation (no tap: a window of one along it).
+  auto windowIndex = [&](const Affine& a, const PrimVar* out, int64_t& stride, const PrimVar*& tap, int64_t& dilation) {
+    stride = a.coef(out), tap = nullptr, dilation = 1;
+    for (auto& [v, k] : a.terms)
+      if (v != out && (tap || k < 1 || !reduction(v))) return false;
+      else if (v != out) tap = v, dilation = k;
+    return a.constant == 0 && stride >= 1;
+  };
+  // T[image, y * sy + ky * dy, x * sx + kx * dx, c + rc].
+  int64_t imageStep = 0, sy = 0, sx = 0, dy = 1, dx = 1, chStep = 0, rcStep = 0, unused = 0;
+  const PrimVar *ky = nullptr, *kx = nullptr, *rc = nullptr, *imageTap = nullptr;
+  if (!windowIndex(t->index[0], image, imageStep, imageTap, unused) || imageStep != 1 || imageTap) return std::nullopt;
+  if (!windowIndex(t->index[1], y, sy, ky, dy) || !windowIndex(t->index[2], col, sx, kx, dx)) return std::nullopt;
+  if (!windowIndex(t->index[3], ch, chStep, rc, rcStep) || chStep != 1) return std::nullopt;
+  if (rc && constDim(pn.loopOfVar(rc).extent) != std::optional<int64_t>(1)) return std::nullopt;
+  for (auto& r : reductions)
+    if (r.second != ky && r.second != kx && r.second != rc) return std::nullopt;
+  auto position = [&](const PrimVar* v) { return std::find_if(reductions.begin(), reductions.end(), [&](auto& r) { return r.second == v; }) - reductions.begin(); };
+  // (kx outside ky would be another order of sums.)
+  if ((ky && (ky == kx || ky == rc)) || (kx && kx == rc) || (ky && kx && position(ky) > position(kx))) return std::nullopt;
+  int64_t kh = 1, kw = 1;
+  if (ky) kh = constDim(pn.loopOfVar(ky).extent).value_or(0);
+  if (kx) kw = constDim(pn.loopOfVar(kx).extent).value_or(0);
+  if (kh < 1 || kw < 1 || kh * kw > 64 || (!ky && !kx)) return std::nullopt;
+  if ((shape[1] - 1) * sy + (kh - 1) * dy >= pad.paddedRows || (shape[2] - 1) * sx + (kw - 1) * dx >= pad.paddedCols) return std::nullopt;
+  // W along the channel and the taps only.
+  for (auto& index : w.index)
+    for (auto& [v, k] : index.terms)
+      if (v != ch && v != ky && v != kx && v != rc) return std::nullopt;
+  auto wc = constDim(w.stride(ch)), wy = ky ? constDim(w.stride(ky)) : std::optional<int64_t>(0), wx = kx ? constDim(w.stride(kx)) : std::optional<int64_t>(0);
+  if (!wc || !wy || !wx) return std::nullopt;
+  std::vector<PrimExpr> args = {make<BufferLoad>(DataType::float32(), ps->update->buffer, std::vector<PrimExpr>(4, intImm(0))), w.first(),
+                                make<BufferLoad>(DataType::float32(), pad.input, std::vector<PrimExpr>(4, intImm(0)))};
+  for (int64_t v : {shape[0], shape[3], pad.rows, pad.cols, shape[1], shape[2], kh, kw, sy, sx, dy, dx, pad.top, pad.left, *wc, *wy, *wx}) args.push_back(intImm(v));
+  GemmNest out;
+  out.call = make<PrimCall>(DataType::int32(), "rlx.window_channels_last", std::move(args));
+  out.stmt = make<Evaluate>(out.call);
+  out.c = ps->update->buffer;
+  out.rowDims = {true, true, true, false}, out.batchDims = {false, false, false, false};
+  return out;
+}
+
 }  // namespace
 
 PrimFuncRef fusePaddedWindows(const PrimFuncRef& func) {
   if (!windowKernelAvailable()) return func;
   return editRootSequence(func, [](std::vector<Stmt>& seq, std::vector<BufferRef>& allocs) {
     bool changed = false;
-    for (size_t p = 0; p + 1 < seq.size(); ++p) {
-      auto pad = paddingStage(seq[p], allocs);
-      if (!pad) continue;
+    // The padding of stage p (over the dims `pair` from the end) when stage p + 1 alone reads it, once.
+    auto paddingReadOnce = [&](size_t p, size_t pair) -> std::optional<Padding> {
+      auto pad = paddingStage(seq[p], allocs, pair);
+      if (!pad) return std::nullopt;
       Usage before = usageOf(seq, 0, p), after = usageOf(seq, p + 2, seq.size());
-      if (before.touches(pad->padded) || after.touches(pad->padded)) continue;
+      if (before.touches(pad->padded) || after.touches(pad->padded)) return std::nullopt;
       Usage reader = usageOf(seq, p + 1, p + 2);
-      if (reader.loads.count(pad->padded) != 1 || reader.loads.at(pad->padded) != 1) continue;
-      if (PrimExpr pool = poolCall(seq[p + 1], *pad)) {
-        seq[p] = make<Evaluate>(pool);
-        seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
-        allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == pad->padded; }));
-        changed = true;
-        continue;
-      }
-      if (pad->fill != 0) continue;
-      auto gemm = matchMatmulNest(seq[p + 1]);
-      const PrimCall* call = windowCall(gemm, pad->padded);
-      if (!call) continue;
-      std::vector<PrimExpr> args = call->args;
-      args[2] = make<BufferLoad>(DataType::float32(), pad->input, std::vector<PrimExpr>(pad->input->shape.size(), intImm(0)));
-      for (int64_t v : {pad->paddedRows, pad->paddedCols, pad->rows, pad->cols, pad->top, pad->left}) args.push_back(intImm(v));
-      PrimExpr padded = make<PrimCall>(DataType::int32(), "rlx.sgemm_padded", std::move(args));
-      // The element-wise nest after it (bias, activation) runs on each channel plane as the kernel
-      // finishes it: the channels act as the epilogue's rows (schedule_epilogue.h).
-      GemmNest window = *gemm;
-      window.call = padded, window.rowDims = window.batchDims, window.batchRows = true;
+      if (reader.loads.count(pad->padded) != 1 || reader.loads.at(pad->padded) != 1) return std::nullopt;
+      return pad;
+    };
+    // Stages p and p + 1 (and the element-wise nest after them, fused as the call's epilogue when it
+    // can be) replaced by `window`'s call over the unpadded input.
+    auto replace = [&](size_t p, const Padding& pad, const GemmNest& window) {
       const Buffer* c = window.c.get();
       auto cAlloc = std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == c; });
       bool intoOut = cAlloc != allocs.end() && !usageOf(seq, 0, p + 1).touches(c) && !usageOf(seq, p + 3, seq.size()).touches(c);
       Stmt fused = p + 2 < seq.size() ? fuseGemmEpilogue(window, seq[p + 2], intoOut) : Stmt();
       if (fused && intoOut) allocs.erase(cAlloc);
-      seq[p] = fused ? fused : Stmt(make<Evaluate>(padded));
+      seq[p] = fused ? fused : Stmt(make<Evaluate>(window.call));
       seq.erase(seq.begin() + std::ptrdiff_t(p + 1), seq.begin() + std::ptrdiff_t(fused ? p + 3 : p + 2));
-      allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == pad->padded; }));
+      allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == pad.padded; }));
       changed = true;
+    };
+    for (size_t p = 0; p + 1 < seq.size(); ++p) {
+      if (auto pad = paddingReadOnce(p, 2)) {
+        if (PrimExpr pool = poolCall(seq[p + 1], *pad)) {
+          seq[p] = make<Evaluate>(pool);
+          seq.erase(seq.begin() + std::ptrdiff_t(p + 1));
+          allocs.erase(std::find_if(allocs.begin(), allocs.end(), [&](const BufferRef& a) { return a.get() == pad->padded; }));
+          changed = true;
+          continue;
+        }
+        auto gemm = pad->fill == 0 ? matchMatmulNest(seq[p + 1]) : std::nullopt;
+        if (const PrimCall* call = windowCall(gemm, pad->padded)) {
+          std::vector<PrimExpr> args = call->args;
+          args[2] = make<BufferLoad>(DataType::float32(), pad->input, std::vector<PrimExpr>(pad->input->shape.size(), intImm(0)));
+          for (int64_t v : {pad->paddedRows, pad->paddedCols, pad->rows, pad->cols, pad->top, pad->left}) args.push_back(intImm(v));
+          // The element-wise nest after it (bias, activation) runs on each channel plane as the kernel
+          // finishes it: the channels act as the epilogue's rows (schedule_epilogue.h).
+          GemmNest window = *gemm;
+          window.call = make<PrimCall>(DataType::int32(), "rlx.sgemm_padded", std::move(args));
+          window.rowDims = window.batchDims, window.batchRows = true;
+          replace(p, *pad, window);
+          continue;
+        }
+      }
+      // Channels last (NHWC): the epilogue runs on each finished output row, its channels the columns.
+      if (auto pad = paddingReadOnce(p, 3); pad && pad->fill == 0)
+        if (auto window = channelsLastWindow(seq[p + 1], *pad)) replace(p, *pad, *window);
     }
     return changed;
   });

@@ -6,7 +6,7 @@
 namespace rlx {
 
 // The slots, one per buffer a kernel holds at the same time as the others.
-enum class ScratchSlot { GemmA, GemmB, WinogradFilter, WinogradInput, WinogradProduct, WinogradRows, WindowPlane, WindowLanesInput, WindowLanesOutput, AttentionScores, Count };
+enum class ScratchSlot { GemmA, GemmB, WinogradFilter, WinogradInput, WinogradProduct, WinogradRows, WindowPlane, WindowLanesInput, WindowLanesOutput, WindowChannelsLastZeros, WindowChannelsLastWeights, AttentionScores, Count };
 
 // The calling thread's buffer in `slot`, at least `floats` long (its contents are whatever the last
 // user left); null when out of memory.

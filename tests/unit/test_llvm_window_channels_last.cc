@@ -1,0 +1,85 @@
+// Depthwise convolutions over channels-last (NHWC) tensors: the schedule folds their padding stage
+// into one rlx_window_channels_last call (window_channels_last.h), and the JIT agrees with the TIR
+// interpreter at odd channel counts, strides, dilations, paddings and image counts.
+#include <catch2/catch.hpp>
+
+#include "llvm_test_util.h"
+
+using namespace rlx;
+
+namespace {
+
+std::string T(const std::string& shape) { return "R.Tensor(" + shape + ", \"float32\")"; }
+
+struct Case {
+  const char *x, *w, *attrs;
+};
+
+// The channel count of an NHWC shape "(n, h, w, c)".
+std::string channelsOf(const std::string& shape) { return shape.substr(shape.rfind(',') + 2, shape.size() - shape.rfind(',') - 3); }
+
+}  // namespace
+
+TEST_CASE("llvm window channels-last: NHWC depthwise convolutions run on the channel-vector kernel and agree", "[llvm][gemm]") {
+  const bool avx512 = __builtin_cpu_supports("avx512f") != 0;
+  // Channels in whole vectors and not (a partial last group: 20, 33, 8, 2); 3x3, 5x5 and 7x7 rows
+  // of shared loads at strides 1 and 2; the tap-by-tap kernel for stride 3, dilation and 1x7 / 3x2
+  // windows; asymmetric and no padding; two images; rows of 1 to 21 output pixels (tails of 1-7).
+  for (Case s : {Case{"(1, 14, 14, 32)", "(32, 3, 3, 1)", "strides=[1, 1], padding=[1, 1, 1, 1]"},
+                 Case{"(1, 13, 11, 20)", "(20, 3, 3, 1)", "strides=[2, 2], padding=[1, 1, 1, 1]"},
+                 Case{"(2, 9, 10, 33)", "(33, 5, 5, 1)", "strides=[1, 1], padding=[2, 2, 2, 2]"},
+                 Case{"(1, 15, 17, 16)", "(16, 5, 5, 1)", "strides=[2, 2], padding=[2, 1, 2, 3]"},
+                 Case{"(1, 10, 21, 48)", "(48, 7, 7, 1)", "strides=[1, 1], padding=[3, 3, 3, 3]"},
+                 Case{"(1, 16, 23, 16)", "(16, 7, 7, 1)", "strides=[2, 2], padding=[3, 3, 3, 3]"},
+                 Case{"(1, 12, 12, 24)", "(24, 3, 3, 1)", "strides=[3, 3], padding=[1, 1, 1, 1]"},
+                 Case{"(1, 12, 16, 8)", "(8, 3, 3, 1)", "strides=[1, 1], padding=[2, 2, 2, 2], dilation=[2, 2]"},
+                 Case{"(1, 6, 16, 17)", "(17, 1, 7, 1)", "strides=[1, 1], padding=[0, 3, 0, 3]"},
+                 Case{"(1, 9, 10, 16)", "(16, 3, 2, 1)", "strides=[1, 2], padding=[0, 1, 1, 0]"},
+                 Case{"(2, 7, 7, 40)", "(40, 3, 3, 1)", "strides=[1, 1], padding=[1, 1, 1, 1]"},
+                 Case{"(1, 5, 1, 2)", "(2, 3, 3, 1)", "strides=[1, 1], padding=[1, 1, 1, 1]"}}) {
+    std::string c = channelsOf(s.x);
+    auto fs = lower(std::string("x: ") + T(s.x) + ", w: " + T(s.w),
+                    std::string("            gv = R.nn.conv2d(x, w, ") + s.attrs + ", groups=" + c + ", data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n");
+    INFO(s.x << " * " << s.w << " " << s.attrs);
+    REQUIRE(fs.size() == 1);
+    auto ir = emitLLVM(fs[0], "window");
+    REQUIRE(ir.ok());
+    CHECK(contains(*ir, "rlx_window_channels_last") == avx512);
+    CHECK(agree(fs[0], argsFor(*fs[0], 1, 21), 5e-5) == "");
+  }
+  // With a bias and a clip after it (MobileNet's depthwise block), and a SiLU (EfficientNet's): the
+  // element-wise nest runs on each finished output row inside the call, two images included.
+  // (A 7 x 7 image of 64 channels is also split into chunks of channel groups between threads.)
+  for (const char* x : {"(1, 15, 13, 24)", "(2, 14, 14, 144)", "(1, 7, 7, 64)"})
+    for (const char* act : {"clip", "silu"}) {
+      std::string c = channelsOf(x);
+      std::string activation = std::string(act) == "clip" ? "R.clip(ad, R.prim_value(T.float32(0)), R.prim_value(T.float32(6)))" : "R.nn.silu(ad)";
+      auto fs = lower("x: " + T(x) + ", w: " + T("(" + c + ", 3, 3, 1)") + ", b: " + T("(1, 1, 1, " + c + ")"),
+                      "            cv = R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1, 1, 1], groups=" + c +
+                          ", data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n            ad = R.add(cv, b)\n            gv = " + activation + "\n");
+      INFO(x << " " << act);
+      REQUIRE(fs.size() == 1);
+      auto ir = emitLLVM(fs[0], "window");
+      REQUIRE(ir.ok());
+      CHECK(contains(*ir, "rlx_window_channels_last_epilogue") == avx512);
+      CHECK(agree(fs[0], argsFor(*fs[0], 1, 22), 5e-5) == "");
+    }
+  // Weights in another layout (HWOI: a tap's channels adjacent) are gathered, not transposed.
+  {
+    auto fs = lower("x: " + T("(1, 9, 11, 20)") + ", w: " + T("(5, 5, 20, 1)"),
+                    "            gv = R.nn.conv2d(x, w, padding=[2, 2, 2, 2], groups=20, data_layout=\"NHWC\", kernel_layout=\"HWOI\")\n");
+    REQUIRE(fs.size() == 1);
+    auto ir = emitLLVM(fs[0], "window");
+    REQUIRE(ir.ok());
+    CHECK(contains(*ir, "rlx_window_channels_last") == avx512);
+    CHECK(agree(fs[0], argsFor(*fs[0], 1, 24), 5e-5) == "");
+  }
+  // Not depthwise (a grouped convolution of two channels a group) stays with the loops, and agrees.
+  auto fs = lower("x: " + T("(1, 8, 8, 8)") + ", w: " + T("(8, 3, 3, 2)"),
+                  "            gv = R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=4, data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n");
+  REQUIRE(fs.size() == 1);
+  auto ir = emitLLVM(fs[0], "window");
+  REQUIRE(ir.ok());
+  CHECK(!contains(*ir, "rlx_window_channels_last"));
+  CHECK(agree(fs[0], argsFor(*fs[0], 1, 23), 5e-5) == "");
+}
