@@ -22,6 +22,8 @@ namespace {
 constexpr int64_t kLanes = 16;
 // Output pixels of a row accumulated together: independent chains hide the FMA latency.
 constexpr int kPixels = 8;
+// The same for the border's pixels, whose loads each have their own lanes.
+constexpr int kCheckedPixels = 4;
 // The most taps a window may have (as the other window kernels: a 7x7 window is 49).
 constexpr int64_t kMaxTaps = 64;
 // The most kernel rows a window may have: the row table's size.
@@ -111,7 +113,8 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void pixels(const C
     for (int64_t ky = 0; ky < v.kh; ++ky) {
       __m512 x[kLoads];
       if constexpr (kChecked) {
-        for (int j = 0; j < kLoads; ++j) x[j] = _mm512_maskz_loadu_ps(lanes[j], at(tapRows[ky], (col0 + j) * v.channels));
+        const float* in = at(tapRows[ky], col0 * v.channels);
+        for (int j = 0; j < kLoads; ++j) x[j] = _mm512_maskz_loadu_ps(lanes[j], at(in, j * v.channels));
       } else {
         const float* in = tapRows[ky] + col0 * v.channels;
         for (int j = 0; j < kLoads; ++j) x[j] = load<kMasked>(in + j * v.channels, mask);
@@ -135,27 +138,25 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void pixels(const C
   storePixels<N, kMasked>(acc, out + x0 * v.channels, v.channels, mask);
 }
 
-// Pixels [x0, x1) of a row, at most kPixels at a time.
+// Pixels [x0, x1) of a row: blocks of N, the rest by smaller blocks.
 template <int N, int SX, int KW, bool kMasked, bool kChecked>
 __attribute__((target("avx512f,fma"))) void pixelRange(const Conv& v, const float* w, const float* const* tapRows, int64_t x0, int64_t x1, float* out, __mmask16 mask) {
-  if constexpr (N == kPixels)
-    for (; x0 + N <= x1; x0 += N) pixels<N, SX, KW, kMasked, kChecked>(v, w, tapRows, x0, out, mask);
-  if (x0 >= x1) return;
+  for (; x0 + N <= x1; x0 += N) pixels<N, SX, KW, kMasked, kChecked>(v, w, tapRows, x0, out, mask);
   if constexpr (N > 1)
-    if (x1 - x0 < N) return pixelRange<N - 1, SX, KW, kMasked, kChecked>(v, w, tapRows, x0, x1, out, mask);
-  pixels<N, SX, KW, kMasked, kChecked>(v, w, tapRows, x0, out, mask);
+    if (x0 < x1) pixelRange<N - 1, SX, KW, kMasked, kChecked>(v, w, tapRows, x0, x1, out, mask);
 }
 
 // One output row of one channel group: `out` its first pixel's group in C. The border's pixels are
-// checked a whole block at a time (the first and last kPixels), so that their checks spread over a
-// block's loads (one checked pixel alone cost as much as eight unchecked ones).
+// checked in blocks of kCheckedPixels (their loads' lanes held in registers too: eight pixels of a
+// 7-wide window had spilled) from the row's ends, so that the checks spread over a block's loads.
 template <int SX, int KW, bool kMasked>
 __attribute__((target("avx512f,fma"))) void rowOf(const Conv& v, const float* w, const float* const* tapRows, float* out, __mmask16 mask) {
-  const int64_t head = v.inFirst > 0 ? std::min(v.outCols, std::max<int64_t>(v.inFirst, kPixels)) : 0;
-  const int64_t tail = v.inEnd < v.outCols ? std::max(head, std::min(v.inEnd, v.outCols - kPixels)) : v.outCols;
-  pixelRange<kPixels, SX, KW, kMasked, true>(v, w, tapRows, 0, head, out, mask);
+  auto blocks = [](int64_t n) { return (n + kCheckedPixels - 1) / kCheckedPixels * kCheckedPixels; };
+  const int64_t head = std::min(v.outCols, blocks(v.inFirst));
+  const int64_t tail = std::clamp(v.outCols - blocks(v.outCols - v.inEnd), head, std::max(head, v.inEnd));
+  pixelRange<kCheckedPixels, SX, KW, kMasked, true>(v, w, tapRows, 0, head, out, mask);
   pixelRange<kPixels, SX, KW, kMasked, false>(v, w, tapRows, head, tail, out, mask);
-  pixelRange<kPixels, SX, KW, kMasked, true>(v, w, tapRows, tail, v.outCols, out, mask);
+  pixelRange<kCheckedPixels, SX, KW, kMasked, true>(v, w, tapRows, tail, v.outCols, out, mask);
 }
 
 // The row kernel of v's window: shared loads for 3, 5 or 7 adjacent taps a row at column stride 1
