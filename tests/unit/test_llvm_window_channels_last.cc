@@ -18,6 +18,16 @@ struct Case {
 // The channel count of an NHWC shape "(n, h, w, c)".
 std::string channelsOf(const std::string& shape) { return shape.substr(shape.rfind(',') + 2, shape.size() - shape.rfind(',') - 3); }
 
+// `fs` is one kernel; it calls the runtime entry `entry` exactly when `calls` holds, and agrees with
+// the TIR interpreter on random arguments.
+void checkKernel(const std::vector<PrimFuncRef>& fs, const std::string& entry, bool calls, uint32_t seed) {
+  REQUIRE(fs.size() == 1);
+  auto ir = emitLLVM(fs[0], "window");
+  REQUIRE(ir.ok());
+  CHECK(contains(*ir, entry) == calls);
+  CHECK(agree(fs[0], argsFor(*fs[0], 1, seed), 5e-5) == "");
+}
+
 }  // namespace
 
 TEST_CASE("llvm window channels-last: NHWC depthwise convolutions run on the channel-vector kernel and agree", "[llvm][gemm]") {
@@ -41,11 +51,7 @@ TEST_CASE("llvm window channels-last: NHWC depthwise convolutions run on the cha
     auto fs = lower(std::string("x: ") + T(s.x) + ", w: " + T(s.w),
                     std::string("            gv = R.nn.conv2d(x, w, ") + s.attrs + ", groups=" + c + ", data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n");
     INFO(s.x << " * " << s.w << " " << s.attrs);
-    REQUIRE(fs.size() == 1);
-    auto ir = emitLLVM(fs[0], "window");
-    REQUIRE(ir.ok());
-    CHECK(contains(*ir, "rlx_window_channels_last") == avx512);
-    CHECK(agree(fs[0], argsFor(*fs[0], 1, 21), 5e-5) == "");
+    checkKernel(fs, "rlx_window_channels_last", avx512, 21);
   }
   // With a bias and a clip after it (MobileNet's depthwise block), and a SiLU (EfficientNet's): the
   // element-wise nest runs on each finished output row inside the call, two images included.
@@ -58,28 +64,14 @@ TEST_CASE("llvm window channels-last: NHWC depthwise convolutions run on the cha
                       "            cv = R.nn.conv2d(x, w, strides=[2, 2], padding=[1, 1, 1, 1], groups=" + c +
                           ", data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n            ad = R.add(cv, b)\n            gv = " + activation + "\n");
       INFO(x << " " << act);
-      REQUIRE(fs.size() == 1);
-      auto ir = emitLLVM(fs[0], "window");
-      REQUIRE(ir.ok());
-      CHECK(contains(*ir, "rlx_window_channels_last_epilogue") == avx512);
-      CHECK(agree(fs[0], argsFor(*fs[0], 1, 22), 5e-5) == "");
+      checkKernel(fs, "rlx_window_channels_last_epilogue", avx512, 22);
     }
   // Weights in another layout (HWOI: a tap's channels adjacent) are gathered, not transposed.
-  {
-    auto fs = lower("x: " + T("(1, 9, 11, 20)") + ", w: " + T("(5, 5, 20, 1)"),
-                    "            gv = R.nn.conv2d(x, w, padding=[2, 2, 2, 2], groups=20, data_layout=\"NHWC\", kernel_layout=\"HWOI\")\n");
-    REQUIRE(fs.size() == 1);
-    auto ir = emitLLVM(fs[0], "window");
-    REQUIRE(ir.ok());
-    CHECK(contains(*ir, "rlx_window_channels_last") == avx512);
-    CHECK(agree(fs[0], argsFor(*fs[0], 1, 24), 5e-5) == "");
-  }
+  checkKernel(lower("x: " + T("(1, 9, 11, 20)") + ", w: " + T("(5, 5, 20, 1)"),
+                    "            gv = R.nn.conv2d(x, w, padding=[2, 2, 2, 2], groups=20, data_layout=\"NHWC\", kernel_layout=\"HWOI\")\n"),
+              "rlx_window_channels_last", avx512, 24);
   // Not depthwise (a grouped convolution of two channels a group) stays with the loops, and agrees.
-  auto fs = lower("x: " + T("(1, 8, 8, 8)") + ", w: " + T("(8, 3, 3, 2)"),
-                  "            gv = R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=4, data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n");
-  REQUIRE(fs.size() == 1);
-  auto ir = emitLLVM(fs[0], "window");
-  REQUIRE(ir.ok());
-  CHECK(!contains(*ir, "rlx_window_channels_last"));
-  CHECK(agree(fs[0], argsFor(*fs[0], 1, 23), 5e-5) == "");
+  checkKernel(lower("x: " + T("(1, 8, 8, 8)") + ", w: " + T("(8, 3, 3, 2)"),
+                    "            gv = R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=4, data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n"),
+              "rlx_window_channels_last", false, 23);
 }
