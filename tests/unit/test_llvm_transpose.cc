@@ -65,6 +65,19 @@ TEST_CASE("llvm transpose: permutations of more dims, int32, and symbolic extent
   }
 }
 
+TEST_CASE("llvm transpose: two to four channels going last are interleaved whole vectors at a time", "[llvm][transpose]") {
+  // An image's NCHW -> NHWC copy (3 channels), 2 and 4 of them, a tail of b's short of 16, two images,
+  // int32 elements, and a 5-wide a that takes the 8 x 16 tiles instead.
+  for (auto [shape, dtype] : {std::pair{"(1, 3, 17, 19)", "float32"}, std::pair{"(2, 4, 5, 33)", "float32"}, std::pair{"(1, 2, 3, 7)", "float32"},
+                              std::pair{"(1, 3, 8, 8)", "int32"}, std::pair{"(1, 5, 6, 9)", "float32"}}) {
+    auto fs = lower("x: " + tensor(shape, dtype), "            gv = R.permute_dims(x, axes=[0, 2, 3, 1])\n");
+    INFO(shape << " " << dtype);
+    REQUIRE(fs.size() == 1);
+    CHECK(usesTranspose(fs[0]));
+    CHECK(agree(fs[0], argsFor(*fs[0], 1, 11), 0) == "");
+  }
+}
+
 TEST_CASE("llvm transpose: other element sizes stay on the loop path", "[llvm][transpose]") {
   for (const char* dtype : {"float16", "float64", "int8"}) {
     auto fs = lower("x: " + tensor("(19, 23)", dtype), "            gv = R.permute_dims(x)\n");
