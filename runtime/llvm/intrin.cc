@@ -150,15 +150,9 @@ llvm::Value* binaryFloat(Codegen& cg, const std::string& name, llvm::Value* x, l
 
 TV Codegen::intrinsic(const PrimCall& c, int lane) {
   DataType t = c.dtype.element();
-  if (c.op == "rlx.sgemm") return sgemmCall(c);
   if (c.op == "rlx.transpose32") return transposeCall(c);
   if (c.op == "rlx.attention") return attentionCall(c);
-  if (c.op == "rlx.sgemm_padded") return sgemmCall(c);
-  if (c.op == "rlx.window_channels_last") {
-    TV code = sgemmCall(c);
-    returnOnFailure(code.v);
-    return code;
-  }
+  if (c.op == "rlx.sgemm" || c.op == "rlx.sgemm_padded" || c.op == "rlx.window_channels_last") return sgemmCall(c);
   if (c.op == "rlx.pool_padded") return poolCall(c);
   if (isExternCall(c.op) || c.op.compare(0, 4, "tir.") != 0) {
     std::string callee = !c.args.empty() && c.args[0]->kind() == NodeKind::TirStringImm ? " of '" + static_cast<const TirStringImm&>(*c.args[0]).value + "'" : "";

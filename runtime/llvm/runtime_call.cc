@@ -37,7 +37,8 @@ std::vector<llvm::Value*> Codegen::pointersAndDescriptor(const PrimCall& c, size
 // rlx.sgemm_padded — B the unpadded input, the padding after the descriptor (window_conv.h) — or
 // rlx.window_channels_last — C, the weights and the input, then its descriptor
 // (window_channels_last.h); with an epilogue, the runtime's *_epilogue entry with (function, context)
-// appended.
+// appended. A non-zero return (an epilogue's failure, a descriptor the runtime refuses) returns from
+// the kernel, as the other runtime calls do, instead of leaving C unwritten unnoticed.
 TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
   if (c.args.size() < 6) fail(c.op + " takes at least 6 arguments, got " + std::to_string(c.args.size()));
   std::vector<llvm::Value*> args = pointersAndDescriptor(c, 3);
@@ -49,7 +50,9 @@ TV Codegen::sgemmCall(const PrimCall& c, const Outlined* epilogue) {
   std::string name = c.op == "rlx.sgemm_padded" ? "rlx_sgemm_padded" : c.op == "rlx.window_channels_last" ? "rlx_window_channels_last" : "rlx_sgemm";
   if (epilogue) name += "_epilogue";
   auto* type = llvm::FunctionType::get(b.getInt32Ty(), types, false);
-  return {b.CreateCall(mod.getOrInsertFunction(name, type), args), DataType::int32()};
+  llvm::Value* code = b.CreateCall(mod.getOrInsertFunction(name, type), args);
+  returnOnFailure(code);
+  return {code, DataType::int32()};
 }
 
 // args: out[base], in[base], then the descriptor's integers (transpose.h).
@@ -136,7 +139,7 @@ void Codegen::execGemmEpilogue(const For& f, const PrimCall& gemm) {
     b.CreateBr(done);
     b.SetInsertPoint(done);
   });
-  returnOnFailure(sgemmCall(gemm, &epilogue).v);
+  sgemmCall(gemm, &epilogue);
 }
 
 }  // namespace rlx::codegen
