@@ -242,9 +242,10 @@ std::optional<GemmNest> channelsLastWindow(const Stmt& s, const Padding& pad) {
     return a.constant == 0 && stride >= 1;
   };
   // T[image, y * sy + ky * dy, x * sx + kx * dx, c + rc].
-  int64_t imageStep = 0, sy = 0, sx = 0, dy = 1, dx = 1, chStep = 0, rcStep = 0, unused = 0;
-  const PrimVar *ky = nullptr, *kx = nullptr, *rc = nullptr, *imageTap = nullptr;
-  if (!windowIndex(t->index[0], image, imageStep, imageTap, unused) || imageStep != 1 || imageTap) return std::nullopt;
+  const Affine& imageIndex = t->index[0];
+  if (imageIndex.constant != 0 || imageIndex.terms.size() != 1 || imageIndex.coef(image) != 1) return std::nullopt;
+  int64_t sy = 0, sx = 0, dy = 1, dx = 1, chStep = 0, rcStep = 0;
+  const PrimVar *ky = nullptr, *kx = nullptr, *rc = nullptr;
   if (!windowIndex(t->index[1], y, sy, ky, dy) || !windowIndex(t->index[2], col, sx, kx, dx)) return std::nullopt;
   if (!windowIndex(t->index[3], ch, chStep, rc, rcStep) || chStep != 1) return std::nullopt;
   if (rc && constDim(pn.loopOfVar(rc).extent) != std::optional<int64_t>(1)) return std::nullopt;
