@@ -16,6 +16,7 @@
 #include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/thread_pool.h"
+#include "runtime/llvm/unit_queues.h"
 
 namespace rlx {
 
@@ -52,14 +53,11 @@ struct Conv {
   int64_t tilesWide = 0, tilesHigh = 0, bandRows = 1, bandsPerImage = 0, units = 0;
   int64_t rowFloats = 0;      // one transformed input row of the band buffer (everyFourth reads 68 past a block)
   int64_t kPadded = 0;        // K rounded up to whole vectors (the filter transform's zero-padded rows)
-  float* filters = nullptr;   // U[p][c][k]: the transformed filters, kPoints x C x kPadded
   int64_t tilesPerImage = 0, allTiles = 0;
-  float* inputs = nullptr;    // V[p][c][t] of every image's tiles (channel blocks only)
   RlxGemmEpilogue epilogue = nullptr;
   void* ctx = nullptr;
-  std::atomic<int64_t> next{0};   // the next band to take
+  UnitQueues bands;               // the bands, each thread's own range first
   std::atomic<int64_t> done{0};   // bands (channel blocks) computed
-  std::atomic<int64_t> channelsDone{0};  // input channels transformed (channel blocks only)
   std::atomic<int32_t> status{0};
 };
 
@@ -253,11 +251,9 @@ __attribute__((target("avx512f,fma"))) void transformFilterGroup(const Conv& cv,
   }
 }
 
-// The whole U, groups of 16 output channels [begin, end).
-int32_t transformFilters(void* ctx, int64_t begin, int64_t end) {
-  const Conv& cv = *static_cast<const Conv*>(ctx);
-  for (int64_t kb = begin; kb < end; ++kb) transformFilterGroup(cv, kb, 0, cv.inChannels, cv.filters + 16 * kb, cv.kPadded, pointFloats(cv.inChannels, cv.kPadded));
-  return 0;
+// The whole U[p][c][k] (kPoints x C x kPadded) into u.
+void transformFilters(const Conv& cv, float* u) {
+  for (int64_t kb = 0; kb < cv.kPadded / 16; ++kb) transformFilterGroup(cv, kb, 0, cv.inChannels, u + 16 * kb, cv.kPadded, pointFloats(cv.inChannels, cv.kPadded));
 }
 
 // --- One unit: a band of tile rows of one image ---------------------------------------------------
@@ -392,20 +388,29 @@ __attribute__((target("avx512f,avx512vl,fma"))) void transformOutput(const Conv&
   }
 }
 
-// A thread's share: bands taken from the shared counter until none is left; each band's outputs go
-// through the epilogue while they are in cache.
+// A thread's share: bands taken until none is left, its own range of rows first (the rows it
+// computed in the previous layer of this size, whose input rows it wrote, stay in its core's
+// cache); each band's outputs go through the epilogue while they are in cache. Each thread
+// transforms all of U into its own scratch before its first band: shared, U's lines went from core
+// to core twice a call (written in halves, read whole). Lines crossing between cores cost more than
+// the transform when the host places the two cores apart (64 channels at 56x56, 2 threads: 0.45 ms
+// at a 60 ns core-to-core round trip, 0.87 at 330 ns before these two changes).
 int32_t runBands(void* ctx, int64_t, int64_t) {
   Conv& cv = *static_cast<Conv*>(ctx);
   int64_t maxTiles = cv.bandRows * cv.tilesWide;
+  float* filters = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * pointFloats(cv.inChannels, cv.kPadded)));
   float* v = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * pointFloats(cv.inChannels, maxTiles) + 16));
   float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * pointFloats(maxTiles, cv.kPadded)));
   float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * cv.rowFloats));
-  if (!v || !m || !band) return 0;  // out of memory: this thread takes no band (see `done`)
-  for (int64_t u = cv.next.fetch_add(1); u < cv.units; u = cv.next.fetch_add(1)) {
+  if (!filters || !v || !m || !band) return 0;  // out of memory: this thread takes no band (see `done`)
+  bool transformed = false;
+  int64_t slot = parallelSlot();
+  for (int64_t u = cv.bands.take(slot); u >= 0; u = cv.bands.take(slot)) {
+    if (!transformed) transformFilters(cv, filters), transformed = true;
     int64_t image = u / cv.bandsPerImage, row0 = u % cv.bandsPerImage * cv.bandRows;
     int64_t rows = std::min(cv.bandRows, cv.tilesHigh - row0), tiles = rows * cv.tilesWide;
     transformInput(cv, cv.in + cv.imageIn[size_t(image)], row0, rows, v, tiles, band, 0, cv.inChannels);
-    multiply(v, pointFloats(cv.inChannels, tiles), tiles, cv.filters, pointFloats(cv.inChannels, cv.kPadded), cv.inChannels, m, pointFloats(tiles, cv.kPadded), cv.kPadded,
+    multiply(v, pointFloats(cv.inChannels, tiles), tiles, filters, pointFloats(cv.inChannels, cv.kPadded), cv.inChannels, m, pointFloats(tiles, cv.kPadded), cv.kPadded,
              cv.kPadded, false);
     transformOutput(cv, cv.out + cv.imageOut[size_t(image)], row0, m, tiles, tiles, cv.kPadded, 0, cv.outChannels);
     if (cv.epilogue) {
@@ -421,12 +426,13 @@ int32_t runBands(void* ctx, int64_t, int64_t) {
   return 0;
 }
 
-// --- Few tiles: every tile's V once, then blocks of output channels ------------------------------
+// --- Few tiles: every tile's V once per thread, then blocks of output channels --------------------
 // A band reads all of U, so an image of few tiles (ResNet's 14x14 and 7x7 stages: 16 and 4) read
 // 9.4 MB of transformed filters per 16 tiles at 256 channels and ran slower than the plain GEMM.
-// When V of all tiles fits in the L2, it is computed once, and each unit is a block of output
-// channels: its filters transformed into the thread's scratch, multiplied with all of V, transformed
-// back and through the epilogue; U is never whole.
+// When V of all tiles fits in the L2, each thread computes it once into its own scratch (a few
+// percent of the products; shared, its lines crossed between cores as U's did in the band
+// schedule), and each unit is a block of output channels: its filters transformed into the thread's
+// scratch, multiplied with all of V, transformed back and through the epilogue; U is never whole.
 constexpr int64_t kBlock = 32;
 // The block's filters are transformed this many input channels at a time, each chunk multiplied
 // before the next is transformed: the chunk (295 KB) stays in the L2, where a whole block of 256
@@ -434,29 +440,27 @@ constexpr int64_t kBlock = 32;
 constexpr int64_t kChunk = 64;
 constexpr int64_t kFewTilesBytes = int64_t(1) << 20;
 
-// Input channels [begin, end) of every image into cv.inputs.
-int32_t transformAllInputs(void* ctx, int64_t begin, int64_t end) {
-  Conv& cv = *static_cast<Conv*>(ctx);
-  float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * cv.rowFloats));
-  if (!band) return 0;  // out of memory: see channelsDone
+// V of every image's tiles, all input channels, into `inputs`.
+void transformAllInputs(const Conv& cv, float* inputs, float* band) {
   for (size_t image = 0; image < cv.imageIn.size(); ++image)
-    transformInput(cv, cv.in + cv.imageIn[image], 0, cv.tilesHigh, cv.inputs + int64_t(image) * cv.tilesPerImage, cv.allTiles, band, begin, end);
-  cv.channelsDone.fetch_add(end - begin);
-  return 0;
+    transformInput(cv, cv.in + cv.imageIn[image], 0, cv.tilesHigh, inputs + int64_t(image) * cv.tilesPerImage, cv.allTiles, band, 0, cv.inChannels);
 }
 
 // Output-channel blocks [begin, end) of kBlock channels.
 int32_t runChannelBlocks(void* ctx, int64_t begin, int64_t end) {
   Conv& cv = *static_cast<Conv*>(ctx);
+  float* inputs = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * pointFloats(cv.inChannels, cv.allTiles) + 16));
+  float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * cv.rowFloats));
   float* u = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * pointFloats(kChunk, kBlock)));
   float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * pointFloats(cv.allTiles, kBlock)));
-  if (!u || !m) return 0;  // out of memory: see `done`
+  if (!inputs || !band || !u || !m) return 0;  // out of memory: see `done`
+  if (begin < end) transformAllInputs(cv, inputs, band);
   for (int64_t kb = begin; kb < end; ++kb) {
     int64_t k0 = kb * kBlock, width = std::min(kBlock, cv.kPadded - k0), k1 = std::min(k0 + kBlock, cv.outChannels);
     for (int64_t c0 = 0; c0 < cv.inChannels; c0 += kChunk) {
       int64_t c1 = std::min(cv.inChannels, c0 + kChunk);
       for (int64_t g = 0; g < width / 16; ++g) transformFilterGroup(cv, k0 / 16 + g, c0, c1, u + 16 * g, kBlock, pointFloats(kChunk, kBlock));
-      multiply(cv.inputs + c0 * cv.allTiles, pointFloats(cv.inChannels, cv.allTiles), cv.allTiles, u, pointFloats(kChunk, kBlock), c1 - c0, m,
+      multiply(inputs + c0 * cv.allTiles, pointFloats(cv.inChannels, cv.allTiles), cv.allTiles, u, pointFloats(kChunk, kBlock), c1 - c0, m,
                pointFloats(cv.allTiles, kBlock), width, kBlock, c0 > 0);
     }
     for (size_t image = 0; image < cv.imageOut.size(); ++image) {
@@ -476,11 +480,6 @@ int32_t runChannelBlocks(void* ctx, int64_t begin, int64_t end) {
 
 // The few-tiles schedule; false when some thread lacked the memory (the GEMM then computes C).
 bool runFewTiles(Conv& cv, int32_t& status) {
-  cv.inputs = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * pointFloats(cv.inChannels, cv.allTiles) + 16));
-  if (!cv.inputs) return false;
-  status = rlx_parallel_for(transformAllInputs, &cv, cv.inChannels, cv.allTiles * kPoints * 16);
-  if (status != 0) return true;
-  if (cv.channelsDone != cv.inChannels) return false;
   int64_t blocks = (cv.kPadded + kBlock - 1) / kBlock;
   status = rlx_parallel_for(runChannelBlocks, &cv, blocks, kBlock * cv.allTiles * kPoints * cv.inChannels);
   if (status == 0) status = cv.status;
@@ -504,13 +503,10 @@ bool winogradConv3x3(float* c, const float* a, const float* b, const int64_t* de
   cv.allTiles = cv.tilesPerImage * int64_t(cv.imageIn.size());
   if (kPoints * pointFloats(cv.inChannels, cv.allTiles) * int64_t(sizeof(float)) <= kFewTilesBytes) return runFewTiles(cv, status);
   if (cv.tilesPerImage < kMinBandTiles) return false;
-  cv.filters = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * pointFloats(cv.inChannels, cv.kPadded)));
-  if (!cv.filters) return false;
   int threads = parallelThreads();
-  status = rlx_parallel_for(transformFilters, &cv, cv.kPadded / 16, 16 * cv.inChannels * 64);
-  if (status != 0) return true;
   int64_t work = cv.bandRows * cv.tilesWide * kPoints * cv.inChannels * cv.kPadded;
-  status = rlx_parallel_for(runBands, &cv, std::min<int64_t>(cv.units, threads), work);
+  cv.bands.reset(cv.units, std::min<int64_t>(cv.units, threads));
+  status = rlx_parallel_for(runBands, &cv, cv.bands.parts(), work);
   if (status == 0) status = cv.status;
   // Bands no thread had the memory for: the GEMM computes all of C again (and its epilogue blocks).
   return status != 0 || cv.done == cv.units;
