@@ -301,9 +301,10 @@ __attribute__((target("avx512f,fma"))) void transformInput(const Conv& cv, const
 }
 
 // M[t0 + r][k0 ..] (+)= sum over c of V[c][t0 + r] * U[c][k0 ..] for R tiles and 16 * NV output
-// channels (adding to M when `accumulate`).
+// channels (adding to M when `accumulate`); V's channels are ldv apart, its tiles `tileStride`.
 template <int R, int NV>
-__attribute__((target("avx512f,fma"))) void productTile(const float* v, int64_t ldv, const float* u, int64_t ldu, int64_t depth, float* m, int64_t ldm, bool accumulate) {
+__attribute__((target("avx512f,fma"))) void productTile(const float* v, int64_t ldv, int64_t tileStride, const float* u, int64_t ldu, int64_t depth, float* m, int64_t ldm,
+                                                       bool accumulate) {
   __m512 acc[R][NV];
   for (int r = 0; r < R; ++r)
     for (int q = 0; q < NV; ++q) acc[r][q] = accumulate ? _mm512_load_ps(m + r * ldm + 16 * q) : _mm512_setzero_ps();
@@ -311,7 +312,7 @@ __attribute__((target("avx512f,fma"))) void productTile(const float* v, int64_t 
     __m512 w[NV];
     for (int q = 0; q < NV; ++q) w[q] = _mm512_load_ps(u + 16 * q);
     for (int r = 0; r < R; ++r) {
-      __m512 x = _mm512_set1_ps(v[r]);
+      __m512 x = _mm512_set1_ps(v[r * tileStride]);
       for (int q = 0; q < NV; ++q) acc[r][q] = _mm512_fmadd_ps(x, w[q], acc[r][q]);
     }
   }
@@ -319,18 +320,23 @@ __attribute__((target("avx512f,fma"))) void productTile(const float* v, int64_t 
     for (int q = 0; q < NV; ++q) _mm512_store_ps(m + r * ldm + 16 * q, acc[r][q]);
 }
 
-using ProductTile = void (*)(const float*, int64_t, const float*, int64_t, int64_t, float*, int64_t, bool);
+using ProductTile = void (*)(const float*, int64_t, int64_t, const float*, int64_t, int64_t, float*, int64_t, bool);
 
 template <int NV, int... R>
 constexpr std::array<ProductTile, sizeof...(R)> productTiles(std::integer_sequence<int, R...>) {
   return {productTile<R + 1, NV>...};
 }
 
+// Where a V matrix's elements are: V[c][t] at c * channel + t * tile.
+struct VLayout {
+  int64_t channel, tile;
+};
+
 // M[p] (+)= V[p]^T U[p] for each of the 36 points: tiles x depth times depth x width (a multiple of 16)
-// output channels. Point p's V starts at v + p * vPoint (rows of `tiles` floats), its U at
+// output channels. Point p's V starts at v + p * vPoint (laid out as `lv` says), its U at
 // u + p * uPoint and its M at m + p * mPoint (rows of ldk floats); `accumulate` adds to M.
-void multiply(const float* v, int64_t vPoint, int64_t tiles, const float* u, int64_t uPoint, int64_t depth, float* m, int64_t mPoint, int64_t width, int64_t ldk,
-              bool accumulate) {
+void multiply(const float* v, int64_t vPoint, VLayout lv, int64_t tiles, const float* u, int64_t uPoint, int64_t depth, float* m, int64_t mPoint, int64_t width,
+              int64_t ldk, bool accumulate) {
   static constexpr auto one = productTiles<1>(std::make_integer_sequence<int, kMaxRows>());
   static constexpr auto two = productTiles<2>(std::make_integer_sequence<int, kMaxRows>());
   int64_t groups = (tiles + kMaxRows - 1) / kMaxRows;  // tile groups of near-equal size
@@ -342,7 +348,7 @@ void multiply(const float* v, int64_t vPoint, int64_t tiles, const float* u, int
       const auto& kernels = width - k0 >= 32 ? two : one;
       for (int64_t g = 0, t0 = 0; g < groups; ++g) {
         int64_t rows = tiles / groups + (g < tiles % groups ? 1 : 0);
-        kernels[size_t(rows - 1)](vp + t0, tiles, up + k0, ldk, depth, mp + t0 * ldk + k0, ldk, accumulate);
+        kernels[size_t(rows - 1)](vp + t0 * lv.tile, lv.channel, lv.tile, up + k0, ldk, depth, mp + t0 * ldk + k0, ldk, accumulate);
         t0 += rows;
       }
     }
@@ -410,7 +416,7 @@ int32_t runBands(void* ctx, int64_t, int64_t) {
     int64_t image = u / cv.bandsPerImage, row0 = u % cv.bandsPerImage * cv.bandRows;
     int64_t rows = std::min(cv.bandRows, cv.tilesHigh - row0), tiles = rows * cv.tilesWide;
     transformInput(cv, cv.in + cv.imageIn[size_t(image)], row0, rows, v, tiles, band, 0, cv.inChannels);
-    multiply(v, pointFloats(cv.inChannels, tiles), tiles, filters, pointFloats(cv.inChannels, cv.kPadded), cv.inChannels, m, pointFloats(tiles, cv.kPadded), cv.kPadded,
+    multiply(v, pointFloats(cv.inChannels, tiles), VLayout{tiles, 1}, tiles, filters, pointFloats(cv.inChannels, cv.kPadded), cv.inChannels, m, pointFloats(tiles, cv.kPadded), cv.kPadded,
              cv.kPadded, false);
     transformOutput(cv, cv.out + cv.imageOut[size_t(image)], row0, m, tiles, tiles, cv.kPadded, 0, cv.outChannels);
     if (cv.epilogue) {
@@ -440,27 +446,66 @@ constexpr int64_t kBlock = 32;
 constexpr int64_t kChunk = 64;
 constexpr int64_t kFewTilesBytes = int64_t(1) << 20;
 
-// V of every image's tiles, all input channels, into `inputs`.
-void transformAllInputs(const Conv& cv, float* inputs, float* band) {
-  for (size_t image = 0; image < cv.imageIn.size(); ++image)
-    transformInput(cv, cv.in + cv.imageIn[image], 0, cv.tilesHigh, inputs + int64_t(image) * cv.tilesPerImage, cv.allTiles, band, 0, cv.inChannels);
+// Floats of the rows buffer transformInputChannels needs: kIn input rows of 16-column blocks, each
+// column a vector of 16 channels.
+int64_t channelRowsFloats(const Conv& cv) { return kIn * ((4 * cv.tilesWide + 2 + 15) / 16) * 256; }
+
+// V[p][t][c] of one image's tiles (channels contiguous: tile t's at v + t * ldc, point p's matrix
+// pointStride further), 16 channels a vector: each input row of 16 channels is transposed into
+// columns of 16 channels, and a tile's 6 x 6 such vectors go through B^T d B. The few-tiles images
+// are narrow: vectors along a row (transformInput) carried 2 tiles in 16 lanes at 7x7.
+__attribute__((target("avx512f,fma"))) void transformInputChannels(const Conv& cv, const float* image, float* v, int64_t ldc, int64_t pointStride, float* rows) {
+  const int64_t inRows = cv.height + 2, inCols = cv.width + 2;  // what the GEMM would read
+  const int64_t blocks = (4 * cv.tilesWide + 2 + 15) / 16;      // 16-column blocks the tiles cover
+  for (int64_t c0 = 0; c0 < cv.inChannels; c0 += 16) {
+    const int64_t lanes = std::min<int64_t>(16, cv.inChannels - c0);
+    for (int64_t ty = 0; ty < cv.tilesHigh; ++ty) {
+      for (int64_t j = 0; j < kIn; ++j) {
+        const int64_t y = ty * kOut + j;
+        for (int64_t b = 0; b < blocks; ++b) {
+          __mmask16 m = firstLanes(inCols - 16 * b);
+          __m512 r[16];
+          for (int l = 0; l < 16; ++l) r[l] = l < lanes && y < inRows ? _mm512_maskz_loadu_ps(m, image + (c0 + l) * cv.inC + y * cv.inY + 16 * b) : _mm512_setzero_ps();
+          transpose16(r);  // r[x]: column 16 * b + x of the 16 channels
+          for (int x = 0; x < 16; ++x) _mm512_store_ps(rows + ((j * blocks + b) * 16 + x) * 16, r[x]);
+        }
+      }
+      for (int64_t tx = 0; tx < cv.tilesWide; ++tx) {
+        __m512 down[kIn][kIn];  // B^T d down each of the tile's columns: down[i][x]
+        for (int64_t x = 0; x < kIn; ++x) {
+          __m512 d[kIn], t[kIn];
+          for (int64_t j = 0; j < kIn; ++j) d[j] = _mm512_load_ps(rows + (j * blocks * 16 + 4 * tx + x) * 16);
+          inputTransform(d, t);
+          for (int i = 0; i < kIn; ++i) down[i][x] = t[i];
+        }
+        float* out = v + (ty * cv.tilesWide + tx) * ldc + c0;
+        for (int i = 0; i < kIn; ++i) {
+          __m512 t[kIn];
+          inputTransform(down[i], t);
+          for (int j = 0; j < kIn; ++j) _mm512_store_ps(out + (i * kIn + j) * pointStride, t[j]);
+        }
+      }
+    }
+  }
 }
 
 // Output-channel blocks [begin, end) of kBlock channels.
 int32_t runChannelBlocks(void* ctx, int64_t begin, int64_t end) {
   Conv& cv = *static_cast<Conv*>(ctx);
-  float* inputs = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * pointFloats(cv.inChannels, cv.allTiles) + 16));
-  float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * cv.rowFloats));
+  const int64_t ldc = (cv.inChannels + 15) / 16 * 16, vPoint = pointFloats(cv.allTiles, ldc);
+  float* inputs = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * vPoint));
+  float* rows = threadScratch(ScratchSlot::WinogradRows, size_t(channelRowsFloats(cv)));
   float* u = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * pointFloats(kChunk, kBlock)));
   float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * pointFloats(cv.allTiles, kBlock)));
-  if (!inputs || !band || !u || !m) return 0;  // out of memory: see `done`
-  if (begin < end) transformAllInputs(cv, inputs, band);
+  if (!inputs || !rows || !u || !m) return 0;  // out of memory: see `done`
+  for (size_t image = 0; begin < end && image < cv.imageIn.size(); ++image)
+    transformInputChannels(cv, cv.in + cv.imageIn[image], inputs + int64_t(image) * cv.tilesPerImage * ldc, ldc, vPoint, rows);
   for (int64_t kb = begin; kb < end; ++kb) {
     int64_t k0 = kb * kBlock, width = std::min(kBlock, cv.kPadded - k0), k1 = std::min(k0 + kBlock, cv.outChannels);
     for (int64_t c0 = 0; c0 < cv.inChannels; c0 += kChunk) {
       int64_t c1 = std::min(cv.inChannels, c0 + kChunk);
       for (int64_t g = 0; g < width / 16; ++g) transformFilterGroup(cv, k0 / 16 + g, c0, c1, u + 16 * g, kBlock, pointFloats(kChunk, kBlock));
-      multiply(inputs + c0 * cv.allTiles, pointFloats(cv.inChannels, cv.allTiles), cv.allTiles, u, pointFloats(kChunk, kBlock), c1 - c0, m,
+      multiply(inputs + c0, vPoint, VLayout{1, ldc}, cv.allTiles, u, pointFloats(kChunk, kBlock), c1 - c0, m,
                pointFloats(cv.allTiles, kBlock), width, kBlock, c0 > 0);
     }
     for (size_t image = 0; image < cv.imageOut.size(); ++image) {
