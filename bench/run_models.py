@@ -4,7 +4,9 @@
 # each thread count; prints median latency, peak RSS and the ratios, and checks every output against
 # ONNX Runtime's reference (max |out - ref| <= 1e-4 * max |ref|). A failing or slow tool prints
 # "error"/"timeout" and the bench goes on. `--cold` also times rlx's first run of each model with an
-# empty kernel cache and again with it warm (wall clock of the whole process).
+# empty kernel cache and again with it warm (wall clock of the whole process). At 2 threads and more
+# each round also records the core-to-core round trip (build/bench/rlx_bench_core_latency) before and
+# after it: on a VM the host moves the vCPUs, and 2-thread timings follow their distance.
 #
 #   /usr/bin/python3 bench/run_models.py [--rlx build/tools/rlx] [--models resnet18,bert] [--threads 1,2]
 import argparse
@@ -106,6 +108,15 @@ def run_rlx(args, model_dir, meta, threads, reps):
     return float(m.group(1)), rss, "ok (%.1e)" % worst
 
 
+def core_latency(args):
+    """The core-to-core round trip in ns (CPUs 0 and 1), or None without the probe."""
+    if not args.core_probe or not os.path.exists(args.core_probe):
+        return None
+    r = subprocess.run([args.core_probe], capture_output=True, text=True)
+    m = re.search(r": (\d+) ns", r.stdout)
+    return int(m.group(1)) if r.returncode == 0 and m else None
+
+
 def run_peer(args, peer, model_dir, threads, out_dir):
     """(median ms, rss MB, status)."""
     py = {"ort": args.ort_python, "torch": args.torch_python, "tvm": args.tvm_python}[peer]
@@ -159,9 +170,12 @@ def main():
     ap.add_argument("--ort-python", default="/opt/rlx-bench-venv/bin/python")
     ap.add_argument("--tvm-python", default="/opt/rlx-bench-venv/bin/python")
     ap.add_argument("--torch-python", default="/opt/rlx-models-venv/bin/python")
+    ap.add_argument("--core-probe", default=None, help="core round-trip probe (default: bench/rlx_bench_core_latency beside the rlx build)")
     ap.add_argument("--cold", action="store_true", help="also time each model's first rlx run, cold and warm kernel cache")
     ap.add_argument("--json", help="also write the raw results here")
     args = ap.parse_args()
+    if args.core_probe is None:
+        args.core_probe = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.rlx))), "bench", "rlx_bench_core_latency")
     threads = [int(t) for t in args.threads.split(",")]
     peers = [p for p in args.peers.split(",") if p]
     wanted = [m for m in args.models.split(",") if m]
@@ -188,7 +202,10 @@ def main():
                 rss = {p: [] for p in peers}
                 checks = {}
                 rlx_times, rlx_rss, rlx_status = [], [], "not run"
+                core_ns = []
                 for rnd in range(args.rounds):
+                    if t > 1:
+                        core_ns.append(core_latency(args))
                     for p in peers:
                         ms, mb, checks[p] = run_peer(args, p, model_dir, t, os.path.join(tmp, "%s_%s_t%d" % (name, p, t)))
                         if ms is not None:
@@ -205,6 +222,8 @@ def main():
                         break
                     rlx_times.append(ms)
                     rlx_rss.append(mb)
+                    if t > 1:
+                        core_ns.append(core_latency(args))
                 med = {p: statistics.median(v) if v else None for p, v in times.items()}
                 mem = {p: max(v) if v else None for p, v in rss.items()}
                 ms = statistics.median(rlx_times) if len(rlx_times) == args.rounds else None
@@ -214,20 +233,22 @@ def main():
                 ort_ratio = "%.2f" % (ms / med["ort"]) if ms and med.get("ort") else "-"
                 ort_mem = "%.2f" % (mb / mem["ort"]) if mb and mem.get("ort") else "-"
                 cell = fmt(ms) if ms is not None else ("timeout" if rlx_status == "timeout" else "error")
+                known = [n for n in core_ns if n is not None]
+                core = "%d-%d" % (min(known), max(known)) if known else "-"
                 row = [name, str(t), cell] + [fmt(med[p]) for p in peers] + [best[1] or "-", ratio, ort_ratio,
-                                                                              fmt(mb), fmt(mem.get("ort")), ort_mem, rlx_status]
+                                                                              fmt(mb), fmt(mem.get("ort")), ort_mem, core, rlx_status]
                 rows.append(row)
                 for p in peers:
                     if checks.get(p, "").startswith(("WRONG", "error", "timeout")):
                         notes.append("%s %s t%d: %s" % (name, p, t, checks[p]))
                 raw.append({"model": name, "threads": t, "rlx_ms": ms, "rlx_rss_mb": mb, "rlx_status": rlx_status,
                             "peers_ms": med, "peers_rss_mb": mem, "peer_checks": checks, "rlx_rounds": rlx_times,
-                            "peer_rounds": times})
+                            "peer_rounds": times, "core_round_trip_ns": core_ns})
                 print("  " + " | ".join(row), file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     head = ["model", "thr", "rlx ms"] + ["%s ms" % p for p in peers] + ["best peer", "rlx/best", "rlx/ort", "rlx RSS MB", "ort RSS MB",
-                                                                         "RSS rlx/ort", "rlx output"]
+                                                                         "RSS rlx/ort", "core ns", "rlx output"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
