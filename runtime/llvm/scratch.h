@@ -12,4 +12,8 @@ enum class ScratchSlot { GemmA, GemmB, WinogradFilter, WinogradInput, WinogradPr
 // user left); null when out of memory.
 float* threadScratch(ScratchSlot slot, size_t floats);
 
+// The same, for a buffer its users only read: all zeros, zeroed when it is allocated or grown (a
+// window's row of padding, read in place of rows outside the image).
+float* threadZeroScratch(ScratchSlot slot, size_t floats);
+
 }  // namespace rlx

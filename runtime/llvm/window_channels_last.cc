@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 
 #include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/scratch.h"
@@ -239,14 +238,10 @@ int32_t run(float* c, const float* w, const float* x, const int64_t* desc, RlxGe
   if (!__builtin_cpu_supports("avx512f") || !parse(desc, v)) return -1;
   v.c = c, v.x = x, v.epilogue = epilogue, v.ctx = ctx, v.row = rowKernel<false>(v), v.lastRow = rowKernel<true>(v);
   // Each group's taps as vectors of its 16 channels, and a row of zeros, made by the calling thread
-  // for all of them. Nothing writes the zero row's slot but this, so it is zeroed only when it grows.
-  const size_t zeroFloats = size_t(v.cols * v.channels + kLanes);
+  // for all of them.
   float* packed = threadScratch(ScratchSlot::WindowChannelsLastWeights, size_t(v.groups() * v.taps() * kLanes));
-  float* zeros = threadScratch(ScratchSlot::WindowChannelsLastZeros, zeroFloats);
+  float* zeros = threadZeroScratch(ScratchSlot::WindowChannelsLastZeros, size_t(v.cols * v.channels + kLanes));
   if (!packed || !zeros) return -1;
-  thread_local const float* zeroed = nullptr;
-  thread_local size_t zeroedFloats = 0;
-  if (zeros != zeroed || zeroedFloats < zeroFloats) std::memset(zeros, 0, zeroFloats * sizeof(float)), zeroed = zeros, zeroedFloats = zeroFloats;
   packWeights(v, w, packed);
   v.weights = packed, v.zeros = zeros;
   // About four units per thread: bands of whole rows, and when an image has too few rows for that
