@@ -266,16 +266,15 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 everyFourth(cons
   return _mm512_shuffle_f32x4(lo, hi, 0x44);  // lo's lanes 0-7, then hi's
 }
 
-// V[p][c][t] (t < ldt apart per channel) for the band's tiles t and input channels [c0, c1): each
+// V[p][c][t] (t < ldt apart per channel) for the band's tiles t and every input channel: each
 // channel's 6 rows per tile row go through B^T down the columns (16 columns a vector), then across
 // each tile's 6 columns (16 tiles a vector).
-__attribute__((target("avx512f,fma"))) void transformInput(const Conv& cv, const float* image, int64_t row0, int64_t rows, float* v, int64_t ldt, float* band, int64_t c0,
-                                                          int64_t c1) {
+__attribute__((target("avx512f,fma"))) void transformInput(const Conv& cv, const float* image, int64_t row0, int64_t rows, float* v, int64_t ldt, float* band) {
   const int64_t span = 4 * cv.tilesWide + 2;                      // the input columns the tiles cover
   const int64_t rowFloats = cv.rowFloats;
   const int64_t inRows = cv.height + 2, inCols = cv.width + 2;    // what the GEMM would read
   std::memset(band, 0, sizeof(float) * size_t(kIn * rowFloats));
-  for (int64_t c = c0; c < c1; ++c) {
+  for (int64_t c = 0; c < cv.inChannels; ++c) {
     const float* plane = image + c * cv.inC;
     for (int64_t r = 0; r < rows; ++r) {
       int64_t y0 = (row0 + r) * kOut;
@@ -416,7 +415,7 @@ int32_t runBands(void* ctx, int64_t, int64_t) {
     if (!transformed) transformFilters(cv, filters), transformed = true;
     int64_t image = u / cv.bandsPerImage, row0 = u % cv.bandsPerImage * cv.bandRows;
     int64_t rows = std::min(cv.bandRows, cv.tilesHigh - row0), tiles = rows * cv.tilesWide;
-    transformInput(cv, cv.in + cv.imageIn[size_t(image)], row0, rows, v, tiles, band, 0, cv.inChannels);
+    transformInput(cv, cv.in + cv.imageIn[size_t(image)], row0, rows, v, tiles, band);
     multiply(v, pointFloats(cv.inChannels, tiles), VLayout{tiles, 1}, tiles, filters, pointFloats(cv.inChannels, cv.kPadded), cv.inChannels, m,
              pointFloats(tiles, cv.kPadded), cv.kPadded, cv.kPadded, false);
     transformOutput(cv, cv.out + cv.imageOut[size_t(image)], row0, m, tiles, tiles, cv.kPadded, 0, cv.outChannels);
@@ -446,6 +445,11 @@ constexpr int64_t kBlock = 32;
 // channels (1.2 MB) went to the L3 and back.
 constexpr int64_t kChunk = 64;
 constexpr int64_t kFewTilesBytes = int64_t(1) << 20;
+
+// The channel stride of the few-tiles V (channels contiguous, rounded up to whole vectors) and the
+// floats from one point's matrix to the next's.
+int64_t channelStride(const Conv& cv) { return (cv.inChannels + 15) / 16 * 16; }
+int64_t fewTilesPointFloats(const Conv& cv) { return pointFloats(cv.allTiles, channelStride(cv)); }
 
 // Floats of the rows buffer transformInputChannels needs: kIn input rows of 16-column blocks, each
 // column a vector of 16 channels.
@@ -493,7 +497,7 @@ __attribute__((target("avx512f,fma"))) void transformInputChannels(const Conv& c
 // Output-channel blocks [begin, end) of kBlock channels.
 int32_t runChannelBlocks(void* ctx, int64_t begin, int64_t end) {
   Conv& cv = *static_cast<Conv*>(ctx);
-  const int64_t ldc = (cv.inChannels + 15) / 16 * 16, vPoint = pointFloats(cv.allTiles, ldc);
+  const int64_t ldc = channelStride(cv), vPoint = fewTilesPointFloats(cv);
   float* inputs = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * vPoint));
   float* rows = threadScratch(ScratchSlot::WinogradRows, size_t(channelRowsFloats(cv)));
   float* u = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * pointFloats(kChunk, kBlock)));
@@ -547,7 +551,7 @@ bool winogradConv3x3(float* c, const float* a, const float* b, const int64_t* de
   cv.rowFloats = (cv.tilesWide + 15) / 16 * 64 + 64;
   cv.tilesPerImage = cv.tilesWide * cv.tilesHigh;
   cv.allTiles = cv.tilesPerImage * int64_t(cv.imageIn.size());
-  if (kPoints * pointFloats(cv.inChannels, cv.allTiles) * int64_t(sizeof(float)) <= kFewTilesBytes) return runFewTiles(cv, status);
+  if (kPoints * fewTilesPointFloats(cv) * int64_t(sizeof(float)) <= kFewTilesBytes) return runFewTiles(cv, status);
   if (cv.tilesPerImage < kMinBandTiles) return false;
   int threads = parallelThreads();
   int64_t work = cv.bandRows * cv.tilesWide * kPoints * cv.inChannels * cv.kPadded;
