@@ -80,8 +80,9 @@ std::vector<::onnx::AttributeProto> localFunctionDefaults(const ::onnx::Function
 
 }  // namespace
 
-GraphImporter::GraphImporter(::onnx::ModelProto& model, std::string sourceName, std::string baseDir, const ImportOptions& options)
-    : model_(model), source_(std::move(sourceName)), baseDir_(std::move(baseDir)), options_(options) {}
+GraphImporter::GraphImporter(::onnx::ModelProto& model, std::string sourceName, std::string baseDir, const ImportOptions& options,
+                             std::vector<std::optional<RawDataInFile>> rawDataInFile)
+    : model_(model), source_(std::move(sourceName)), baseDir_(std::move(baseDir)), options_(options), rawDataInFile_(std::move(rawDataInFile)) {}
 
 int GraphImporter::opsetOf(const std::string& domain) const {
   auto it = opsets_.find(canonicalDomain(domain));
@@ -268,7 +269,9 @@ Status GraphImporter::addInitializers(std::vector<VarRef>& params, std::vector<A
   auto* graph = model_.mutable_graph();
   for (int i = 0; i < graph->initializer_size(); ++i) {
     auto& t = *graph->mutable_initializer(i);
-    auto arr = toNDArray(t, baseDir_, /*release=*/true);
+    size_t index = size_t(i);
+    auto* inFile = index < rawDataInFile_.size() && rawDataInFile_[index] ? &*rawDataInFile_[index] : nullptr;
+    auto arr = toNDArray(t, baseDir_, /*release=*/true, inFile);
     if (!arr) return Error(source_ + ": initializer #" + std::to_string(i) + ": " + arr.error().message);
     std::vector<PrimExpr> dims;
     for (auto d : (*arr)->shape) dims.push_back(intImm(d));

@@ -3,18 +3,22 @@
 // converter table, with every value's static knowledge (constants, shape values) kept alongside.
 #pragma once
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "frontend/onnx/converter.h"
 #include "frontend/onnx/onnx.h"
+#include "frontend/onnx/tensor.h"
 
 namespace rlx::onnx {
 
 class GraphImporter {
  public:
-  GraphImporter(::onnx::ModelProto& model, std::string sourceName, std::string baseDir, const ImportOptions& options);
+  // `rawDataInFile[i]`, when set, is initializer i's raw_data, left in the model file by the parser.
+  GraphImporter(::onnx::ModelProto& model, std::string sourceName, std::string baseDir, const ImportOptions& options,
+                std::vector<std::optional<RawDataInFile>> rawDataInFile = {});
   Result<IRModuleRef> run();
 
   BlockBuilder& builder() { return bb_; }
@@ -65,6 +69,7 @@ class GraphImporter {
   ::onnx::ModelProto& model_;
   std::string source_, baseDir_;
   ImportOptions options_;
+  std::vector<std::optional<RawDataInFile>> rawDataInFile_;
   std::map<std::string, int> opsets_;
   std::map<std::string, const ::onnx::FunctionProto*> functions_;  // "domain:name"
   std::map<std::string, OValue> values_;

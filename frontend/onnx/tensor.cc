@@ -131,13 +131,13 @@ Result<ExternalSource> externalSource(const TP& t, const std::string& baseDir, s
 
 Status readExternal(const ExternalSource& src, void* dst, size_t nbytes) {
   int fd = ::open(src.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error("cannot open external data file '" + src.path + "': " + std::strerror(errno));
+  if (fd < 0) return Error("cannot open '" + src.path + "': " + std::strerror(errno));
   size_t done = 0;
   while (done < nbytes) {
     ssize_t n = ::pread(fd, static_cast<char*>(dst) + done, nbytes - done, src.offset + off_t(done));
     if (n <= 0) {
       ::close(fd);
-      return Error("reading external data file '" + src.path + "' failed at byte " + std::to_string(src.offset + int64_t(done)));
+      return Error("reading '" + src.path + "' failed at byte " + std::to_string(src.offset + int64_t(done)));
     }
     done += size_t(n);
   }
@@ -174,7 +174,7 @@ int32_t onnxTypeOf(DataType t) {
   return 0;
 }
 
-Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release) {
+Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release, const RawDataInFile* inFile) {
   auto where = [&](Error e) {
     e.message = "tensor '" + t.name() + "': " + e.message;
     return e;
@@ -193,21 +193,29 @@ Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release) {
   DataType d = *dt;
   size_t nbytes = protoBytes(d, numel);
   // Every source is checked against the shape before memory is allocated for it.
-  if (t.data_location() == TP::EXTERNAL) {
-    auto src = externalSource(t, baseDir, nbytes);
-    if (!src) return where(src.error());
+  auto fromFile = [&](const ExternalSource& src) -> Result<NDArrayRef> {
     NDArrayRef a = NDArray::uninitialized(d, shape);
     if (!a) return where(Error("cannot allocate " + std::to_string(numel) + " elements"));
     if (isPacked(d)) {
       std::string packed(nbytes, '\0');
-      auto st = readExternal(*src, packed.data(), nbytes);
+      auto st = readExternal(src, packed.data(), nbytes);
       if (!st) return where(st.error());
       unpack(reinterpret_cast<const uint8_t*>(packed.data()), *a);
       return a;
     }
-    auto st = readExternal(*src, a->data(), nbytes);
+    auto st = readExternal(src, a->data(), nbytes);
     if (!st) return where(st.error());
     return a;
+  };
+  if (t.data_location() == TP::EXTERNAL) {
+    auto src = externalSource(t, baseDir, nbytes);
+    if (!src) return where(src.error());
+    return fromFile(*src);
+  }
+  if (inFile) {
+    if (inFile->length != nbytes)
+      return where(Error("raw_data holds " + std::to_string(inFile->length) + " bytes but the shape and type need " + std::to_string(nbytes)));
+    return fromFile(ExternalSource{inFile->path, inFile->offset});
   }
   if (t.has_raw_data()) {
     if (t.raw_data().size() != nbytes)

@@ -1,6 +1,6 @@
 // libFuzzer target for the ONNX reader and importer: arbitrary bytes as a model (first byte even; with
-// bit 2 set, through the signature reader) or as a tensor file (odd). Whatever imports must verify,
-// print, and re-parse from its own print.
+// bit 2 set, from a file: the signature reader, and the file import, which must agree with the import
+// from memory) or as a tensor file (odd). Whatever imports must verify, print, and re-parse.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,12 +23,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (data[0] & 4) {
-    // `rlx run`'s signature reader walks the wire format from a file (readSignature).
-    static const std::string path = "/tmp/rlx-fuzz-signature-" + std::to_string(::getpid()) + ".onnx";
+    // From a file: `rlx run`'s signature reader walks the wire format (readSignature), and the
+    // model parser leaves the initializers' raw_data in the file; the import must be the one the
+    // same bytes give from memory. The folder holds only this file (external data resolves there).
+    static const std::string dir = "/tmp/rlx-fuzz-file-" + std::to_string(::getpid()), path = dir + "/fuzz.onnx";
+    std::filesystem::create_directories(dir);
     if (FILE* f = std::fopen(path.c_str(), "wb")) {
       std::fwrite(bytes.data(), 1, bytes.size(), f);
       std::fclose(f);
       (void)rlx::onnx::readSignature(path);
+      auto fromFile = rlx::onnx::fromOnnxFile(path);
+      auto fromMemory = rlx::onnx::fromOnnxBytes(bytes, path, dir);
+      if (bool(fromFile) != bool(fromMemory) || (fromFile && rlx::printModule(*fromFile) != rlx::printModule(*fromMemory))) {
+        std::fprintf(stderr, "the model imports differently from the file (%s) and from memory (%s)\n",
+                     fromFile ? "ok" : fromFile.error().message.c_str(), fromMemory ? "ok" : fromMemory.error().message.c_str());
+        std::abort();
+      }
     }
     return 0;
   }
