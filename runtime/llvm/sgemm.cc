@@ -529,12 +529,19 @@ int32_t run(Gemm& g, const int64_t* desc) {
   // threads, under four per thread (a 1x1 convolution of 1024 channels at 14x14 has 7: 2 threads,
   // 256 -> 1024 channels 0.67 -> 0.38 ms, 1024 -> 256 0.50 -> 0.37 ms); alone, a single sliver.
   g.splitRows = slivers < (threads > 1 ? 4 * threads : 2) && rowBlocks > slivers;
+  // They split rows too when those are the pixels of a channels-last convolution (B its weights in
+  // panels) and the output outweighs the weights (K <= M): each thread then leaves whole pixels in
+  // its own cache, the rows the next kernel reads on the same thread (the pool and the queues give
+  // each slot the same part of every loop), at the cost of reading all of B. Split by columns, half
+  // of every pixel came from the other core.
+  const bool rowsStayLocal = threads > 1 && g.batches == 1 && g.bPanels && g.k <= g.m && rowBlocks >= 4 * threads;
+  g.splitRows = g.splitRows || rowsStayLocal;
   // Split rows, every thread would read all of B, read in place (a weight in panels): when it is
   // the larger operand (a 7x7 layer's 960 x 160 weights against its 960 x 49 input), threads split
   // the tiles sliver by sliver instead, as evenly, each reading its share of B (2 threads, medians of
   // 500: that layer 0.091 -> 0.084 ms; 24 of them with distinct weights, as in a model where they
   // come from DRAM, 2.69 -> 2.28 ms, ONNX Runtime 2.38).
-  if (g.splitRows && threads > 1 && g.batches == 1 && (g.bPanels || (g.bRows && !g.packB)) && g.n > g.m && hasAvx512()) {
+  if (g.splitRows && !rowsStayLocal && threads > 1 && g.batches == 1 && (g.bPanels || (g.bRows && !g.packB)) && g.n > g.m && hasAvx512()) {
     g.splitRows = false, g.splitTiles = true, g.rowBlocks = rowBlocks;
   }
   // Row units would each pack all of B again (it is only a few slivers wide): read it in place, or

@@ -1,5 +1,5 @@
 // The kernels' thread pool: workers started on first use wait for a loop (spinning briefly, then
-// asleep), take chunks from an atomic counter with the calling thread, report the first failure code.
+// asleep), take its pieces with the calling thread (each its own first), report the first failure code.
 #include "runtime/llvm/thread_pool.h"
 
 #include <immintrin.h>
@@ -24,19 +24,25 @@ constexpr int kSpinPauses = 1 << 13;
 thread_local bool insideParallelLoop = false;
 thread_local int poolSlot = 0;  // parallelSlot(): 0 but in the pool's workers
 
-// A loop's progress in one word, so that a piece is claimed only for the loop it was seen for:
-// generation (high 32 bits), piece count (16 bits), next piece (low 16 bits).
+// The current loop in one word: generation (high 32 bits) and piece count (low 32 bits).
 struct Ticket {
   uint64_t word;
   uint32_t generation() const { return uint32_t(word >> 32); }
-  int64_t pieces() const { return int64_t((word >> 16) & 0xFFFF); }
-  int64_t next() const { return int64_t(word & 0xFFFF); }
-  static uint64_t make(uint32_t generation, int64_t pieces) { return uint64_t(generation) << 32 | uint64_t(pieces) << 16; }
+  int64_t pieces() const { return int64_t(word & 0xFFFFFFFF); }
+  static uint64_t make(uint32_t generation, int64_t pieces) { return uint64_t(generation) << 32 | uint64_t(pieces); }
+};
+
+// Piece i of a loop is taken by moving its claim from an older generation to the loop's: a thread
+// that saw an earlier loop can never take a piece of a later one (its generation is older than the
+// claim's), and a loop ends only when all of its pieces are taken. A cache line each, so that
+// threads taking their own pieces do not pass a line back and forth.
+struct alignas(64) Claim {
+  std::atomic<uint32_t> generation{0};
 };
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int threads) {
+  explicit ThreadPool(int threads) : claims_(size_t(threads)) {
     for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] {
       poolSlot = i;
       work();
@@ -54,12 +60,15 @@ class ThreadPool {
   int size() const { return int(workers_.size()) + 1; }
 
   // The caller takes pieces too and waits only for pieces a worker has claimed: a worker that is
-  // descheduled (or asleep) when the loop starts holds nothing up.
+  // descheduled (or asleep) when the loop starts holds nothing up. Each thread takes the piece of
+  // its slot first, so that the same part of every loop runs on the same core from call to call
+  // (a kernel's rows or channels are where the previous kernel, split the same way, wrote them)
+  // instead of going to whichever thread came first.
   int32_t run(RlxChunkFn chunk, void* ctx, int64_t extent) {
     // One loop at a time; a second caller meanwhile runs its loop by itself.
     std::unique_lock<std::mutex> job(jobMutex_, std::try_to_lock);
     if (!job.owns_lock()) return chunk(ctx, 0, extent);
-    int64_t pieces = std::min<int64_t>({extent, size(), 0xFFFF});
+    int64_t pieces = std::min<int64_t>(extent, size());
     chunk_ = chunk, ctx_ = ctx, extent_ = extent;
     mxcsr_ = _mm_getcsr();  // the caller's float mode (denormals as zero or not) holds for the loop
     done_.store(0, std::memory_order_relaxed);
@@ -81,16 +90,19 @@ class ThreadPool {
   }
 
  private:
-  // Claims and runs pieces of loop `generation` until none is left (or a newer loop has begun).
+  // Claims and runs pieces of loop `generation`, its slot's first, until none is left (or a newer
+  // loop has begun).
   void runPieces(uint32_t generation) {
+    Ticket t{ticket_.load(std::memory_order_acquire)};
+    if (t.generation() != generation) return;
     insideParallelLoop = true;
-    uint64_t word = ticket_.load(std::memory_order_acquire);
     if (_mm_getcsr() != mxcsr_) _mm_setcsr(mxcsr_);  // published before the ticket (release)
-    for (;;) {
-      Ticket t{word};
-      if (t.generation() != generation || t.next() >= t.pieces()) break;
-      if (!ticket_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) continue;
-      int64_t i = t.next(), pieces = t.pieces();
+    const int64_t pieces = t.pieces();
+    for (int64_t j = 0; j < pieces; ++j) {
+      const int64_t i = (poolSlot + j) % pieces;
+      std::atomic<uint32_t>& claim = claims_[size_t(i)].generation;
+      uint32_t seen = claim.load(std::memory_order_relaxed);
+      if (int32_t(generation - seen) <= 0 || !claim.compare_exchange_strong(seen, generation, std::memory_order_acq_rel)) continue;
       int32_t code = chunk_(ctx_, extent_ * i / pieces, extent_ * (i + 1) / pieces);
       int32_t none = 0;
       if (code != 0) code_.compare_exchange_strong(none, code);
@@ -98,7 +110,6 @@ class ThreadPool {
         std::lock_guard<std::mutex> lock(mutex_);
         finished_.notify_one();
       }
-      word = ticket_.load(std::memory_order_acquire);
     }
     insideParallelLoop = false;
   }
@@ -126,6 +137,7 @@ class ThreadPool {
   }
 
   std::vector<std::thread> workers_;
+  std::vector<Claim> claims_;  // one per piece: a loop has at most size() pieces
   unsigned mxcsr_ = 0x1F80;  // published with the loop's fields
   std::mutex jobMutex_, mutex_;
   std::condition_variable wake_, finished_;
