@@ -18,6 +18,8 @@ IRModuleRef reported(Result<IRModuleRef> mod, DiagnosticEngine& diag) {
 
 }  // namespace
 
+bool isModelPath(const std::string& path) { return onnx::isOnnxPath(path); }
+
 IRModuleRef loadModuleFile(const std::string& path, DiagnosticEngine& diag, const ParseOptions& opts) {
   if (onnx::isOnnxPath(path)) return reported(onnx::fromOnnxFile(path), diag);
   if (relay::isRelayPath(path)) return reported(relay::fromRelayFile(path), diag);

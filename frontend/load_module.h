@@ -7,6 +7,8 @@
 
 namespace rlx {
 
+// Whether `path` is a model file an importer reads (.onnx), whose constants are its weights.
+bool isModelPath(const std::string& path);
 // Parses or imports `path` ("-" = stdin text); every problem becomes a diagnostic.
 IRModuleRef loadModuleFile(const std::string& path, DiagnosticEngine& diag, const ParseOptions& opts = {});
 

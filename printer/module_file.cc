@@ -27,4 +27,18 @@ Status writeModuleFile(const IRModuleRef& mod, const std::string& path) {
   return writeModuleText(path, text, metadata);
 }
 
+std::string printModuleOmittingMetadata(const IRModuleRef& mod, size_t* omitted) {
+  std::vector<NDArrayRef> metadata;
+  PrintOptions opts;
+  opts.metadataOut = &metadata;
+  std::string text = printModule(mod, opts);
+  if (omitted) *omitted = metadata.size();
+  // The printer ends a module with sidecar constants with a note pointing at the sidecar; there is
+  // none here, so the note becomes TVM's.
+  const std::string sidecarNote = "\n# Metadata constants are stored in the .safetensors file next to this one.\n";
+  if (!metadata.empty() && text.size() >= sidecarNote.size() && text.compare(text.size() - sidecarNote.size(), sidecarNote.size(), sidecarNote) == 0)
+    text.replace(text.size() - sidecarNote.size(), sidecarNote.size(), "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+  return text;
+}
+
 }  // namespace rlx

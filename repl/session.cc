@@ -16,6 +16,7 @@
 #include "passes/pass_help.h"
 #include "passes/registry.h"
 #include "printer/diff.h"
+#include "printer/module_file.h"
 #include "printer/printer.h"
 
 namespace rlx::repl {
@@ -68,7 +69,7 @@ const CommandDoc kCommands[] = {
     {":bytecode", ":bytecode [FUNC]", "the VM bytecode of the current state (lowered when needed)"},
     {":llvm", ":llvm [KERNEL]", "optimized LLVM IR of a kernel of the lowered state (all kernels without a name)"},
     {":asm", ":asm [KERNEL]", "host assembly of a kernel of the lowered state"},
-    {":save", ":save FILE", "write the current state (atomically)"},
+    {":save", ":save FILE", "write the current state (atomically; big constants go to its .safetensors)"},
     {":save-test", ":save-test FILE", "write a golden test: input @0, the pipeline applied, expected output"},
     {":help", ":help [COMMAND | PASS]", "this help; for a pass: its options, other names and a worked example with its diff"},
     {":quit", ":quit", "leave the shell"},
@@ -88,11 +89,17 @@ const Session::State* Session::stateArg(const std::string& w) {
   return i < states_.size() ? &states_[i] : nullptr;
 }
 
+// A model's weights (the session loaded an .onnx file) show as metadata references, values left
+// out, as `rlx import` shows them: as text they would be hundreds of MB in every :show and diff.
 std::string Session::showText(const IRModuleRef& mod, const std::string& func) const {
-  if (func.empty()) return printModule(mod);
+  const bool omitConstants = isModelPath(loadedFile_);
+  if (func.empty()) return omitConstants ? printModuleOmittingMetadata(mod) : printModule(mod);
   auto* e = mod->find(func);
   if (!e) return "";
-  return printFunction(e->func, func);
+  std::vector<NDArrayRef> metadata;
+  PrintOptions opts;
+  if (omitConstants) opts.metadataOut = &metadata;
+  return printFunction(e->func, func, opts);
 }
 
 // Re-reads the loaded file as a new state, so the states made so far stay reachable (:diff, :undo).
@@ -382,7 +389,7 @@ bool Session::command(const std::string& line) {
   } else if (cmd == ":save") {
     if (!needModule()) return true;
     if (w.size() != 2) return error("usage: :save FILE"), true;
-    auto st = writeFileAtomically(w[1], printModule(states_[current_].mod));
+    auto st = writeModuleFile(states_[current_].mod, w[1]);
     if (!st.ok()) error(st.error().message);
     else print("saved @" + std::to_string(current_) + " to " + w[1] + "\n");
   } else if (cmd == ":save-test") {

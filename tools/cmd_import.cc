@@ -167,15 +167,10 @@ int runImport(const std::vector<std::string>& args, bool color) {
   if (output.empty()) {
     // As TVM's script(): large constants show as metadata references (a model's weights as
     // text would be gigabytes); -o writes them to the .safetensors sidecar.
-    std::vector<NDArrayRef> metadata;
-    PrintOptions opts;
-    opts.metadataOut = &metadata;
-    std::string text = printModule(result, opts);
-    const std::string sidecarNote = "\n# Metadata constants are stored in the .safetensors file next to this one.\n";
-    if (!metadata.empty() && text.size() >= sidecarNote.size() && text.compare(text.size() - sidecarNote.size(), sidecarNote.size(), sidecarNote) == 0)
-      text.replace(text.size() - sidecarNote.size(), sidecarNote.size(), "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+    size_t omitted = 0;
+    std::string text = printModuleOmittingMetadata(result, &omitted);
     std::fputs(text.c_str(), stdout);
-    if (!metadata.empty()) std::fprintf(stderr, "note: %zu constants are shown as metadata[...]; -o OUT.relax writes them to OUT.safetensors\n", metadata.size());
+    if (omitted) std::fprintf(stderr, "note: %zu constants are shown as metadata[...]; -o OUT.relax writes them to OUT.safetensors\n", omitted);
     return 0;
   }
   auto st = writeModuleFile(result, output);

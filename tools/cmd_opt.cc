@@ -15,6 +15,7 @@
 #include "passes/pass_help.h"
 #include "passes/registry.h"
 #include "printer/diff.h"
+#include "printer/module_file.h"
 #include "printer/printer.h"
 #include "tools/commands.h"
 
@@ -29,7 +30,8 @@ PIPELINE is a comma-separated list: `DeadCodeElimination,RemoveUnusedFunctions(e
 
 options:
   -p, --passes PIPELINE      the passes to run, in order (presets: O0..O3, build, build_fused, build_cpu)
-  -o OUT                     write the result atomically instead of printing it
+  -o OUT                     write the result atomically instead of printing it (tensor constants
+                             over 16 elements in OUT's .safetensors sidecar, as `rlx print -o`)
   --print-changed[=diff|quiet]  after each pass: a banner and a unified diff (default diff),
                              or only the banner of passes that changed something (quiet)
   --print-before=all|A,B     print the module before the named passes (or all)
@@ -44,7 +46,9 @@ options:
   --explain PASS             a pass's options, other names and worked example (its diff)
   --expect FILE              compare the result with FILE (structural equality, in memory):
                              prints "equal" and exits 0, else the first mismatch and exits 1
-Banners are comment lines, so the output stays parseable.
+Banners are comment lines, so the output stays parseable. A model file (.onnx) is shown as `rlx
+import` shows it, in the printed modules, diffs and dumps: its constants over 16 elements as
+metadata[...] references with the values left out (its weights as text would be hundreds of MB).
 )";
 
 // The pass infrastructure of tvm.transform / tvm.relay.transform and where it is in rlx.
@@ -81,12 +85,15 @@ class CliInstrument : public PassInstrument {
   std::vector<std::pair<std::string, double>> times;
   std::chrono::steady_clock::time_point started;
   std::string index_;  // the dump directory's index.txt
+  bool omitConstants = false;  // a model's weights: shown as metadata references, values left out
+
+  std::string show(const IRModuleRef& mod) const { return omitConstants ? printModuleOmittingMetadata(mod) : printModule(mod); }
 
   void beforePass(const PassInfo& info, const IRModuleRef& mod) override {
     ++index;
     started = std::chrono::steady_clock::now();
     if (!printBefore.empty() && matches(printBefore, info.name))
-      std::printf("# *** IR before %s (pass %d) ***\n%s\n", info.name.c_str(), index, printModule(mod).c_str());
+      std::printf("# *** IR before %s (pass %d) ***\n%s\n", info.name.c_str(), index, show(mod).c_str());
   }
   Status afterPass(const PassInfo& info, const IRModuleRef& before, const IRModuleRef& after) override {
     times.emplace_back(info.name, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -94,17 +101,17 @@ class CliInstrument : public PassInstrument {
       char prefix[16];
       std::snprintf(prefix, sizeof prefix, "%03d_", index);
       std::string base = dumpDir + "/" + prefix + info.name;
-      std::string text = printModule(after);
-      std::string diff = after.same(before) ? "" : unifiedDiff(printModule(before), text, "before " + info.name, "after " + info.name);
+      std::string text = show(after);
+      std::string diff = after.same(before) ? "" : unifiedDiff(show(before), text, "before " + info.name, "after " + info.name);
       RLX_TRY_STATUS(writeFileAtomically(base + ".relax", text));
       RLX_TRY_STATUS(writeFileAtomically(base + ".diff", diff));
       index_ += std::string(prefix) + info.name + (diff.empty() ? "  (no change)\n" : "  (changed)\n");
       RLX_TRY_STATUS(writeFileAtomically(dumpDir + "/index.txt", index_));
     }
     if (!printAfter.empty() && matches(printAfter, info.name))
-      std::printf("# *** IR after %s (pass %d) ***\n%s\n", info.name.c_str(), index, printModule(after).c_str());
+      std::printf("# *** IR after %s (pass %d) ***\n%s\n", info.name.c_str(), index, show(after).c_str());
     if (!printChanged.empty()) {
-      std::string diff = after.same(before) ? "" : unifiedDiff(printModule(before), printModule(after), "before " + info.name, "after " + info.name, 3, color);
+      std::string diff = after.same(before) ? "" : unifiedDiff(show(before), show(after), "before " + info.name, "after " + info.name, 3, color);
       if (diff.empty()) {
         if (printChanged == "diff") std::printf("# *** %s (pass %d): no change ***\n", info.name.c_str(), index);
       } else {
@@ -234,6 +241,7 @@ int runOpt(const std::vector<std::string>& args, bool color) {
     std::fputs(diag.render(color).c_str(), stderr);
     return 1;
   }
+  inst->omitConstants = isModelPath(input);
   for (auto& f : ctx.scope)
     if (!mod->find(f)) {
       std::vector<std::string> names;
@@ -246,7 +254,7 @@ int runOpt(const std::vector<std::string>& args, bool color) {
   if (!inst->dumpDir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(inst->dumpDir, ec);
-    auto st = writeFileAtomically(inst->dumpDir + "/000_input.relax", printModule(mod));
+    auto st = writeFileAtomically(inst->dumpDir + "/000_input.relax", inst->show(mod));
     if (ec || !st.ok()) {
       std::fprintf(stderr, "rlx opt: cannot write to '%s'\n", inst->dumpDir.c_str());
       return 1;
@@ -285,12 +293,14 @@ int runOpt(const std::vector<std::string>& args, bool color) {
     std::printf("not equal at %s\n  result: %s\n  %s: %s\n", r.path.c_str(), r.lhs.c_str(), expect.c_str(), r.rhs.c_str());
     return 1;
   }
-  std::string text = printModule(result.value());
   if (output.empty()) {
+    size_t omitted = 0;
+    std::string text = inst->omitConstants ? printModuleOmittingMetadata(result.value(), &omitted) : printModule(result.value());
     std::fputs(text.c_str(), stdout);
+    if (omitted) std::fprintf(stderr, "note: %zu constants are shown as metadata[...]; -o OUT.relax writes them to OUT.safetensors\n", omitted);
     return 0;
   }
-  auto st = writeFileAtomically(output, text);
+  auto st = writeModuleFile(result.value(), output);
   if (!st.ok()) {
     std::fprintf(stderr, "rlx opt: %s\n", st.error().message.c_str());
     return 1;
