@@ -81,7 +81,7 @@ std::vector<::onnx::AttributeProto> localFunctionDefaults(const ::onnx::Function
 }  // namespace
 
 GraphImporter::GraphImporter(::onnx::ModelProto& model, std::string sourceName, std::string baseDir, const ImportOptions& options,
-                             std::vector<std::optional<RawDataInFile>> rawDataInFile)
+                             std::vector<std::optional<BytesInFile>> rawDataInFile)
     : model_(model), source_(std::move(sourceName)), baseDir_(std::move(baseDir)), options_(options), rawDataInFile_(std::move(rawDataInFile)) {}
 
 int GraphImporter::opsetOf(const std::string& domain) const {

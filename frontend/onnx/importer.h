@@ -18,7 +18,7 @@ class GraphImporter {
  public:
   // `rawDataInFile[i]`, when set, is initializer i's raw_data, left in the model file by the parser.
   GraphImporter(::onnx::ModelProto& model, std::string sourceName, std::string baseDir, const ImportOptions& options,
-                std::vector<std::optional<RawDataInFile>> rawDataInFile = {});
+                std::vector<std::optional<BytesInFile>> rawDataInFile = {});
   Result<IRModuleRef> run();
 
   BlockBuilder& builder() { return bb_; }
@@ -69,7 +69,7 @@ class GraphImporter {
   ::onnx::ModelProto& model_;
   std::string source_, baseDir_;
   ImportOptions options_;
-  std::vector<std::optional<RawDataInFile>> rawDataInFile_;
+  std::vector<std::optional<BytesInFile>> rawDataInFile_;
   std::map<std::string, int> opsets_;
   std::map<std::string, const ::onnx::FunctionProto*> functions_;  // "domain:name"
   std::map<std::string, OValue> values_;

@@ -68,7 +68,7 @@ class RawDataSkippingParser {
   }
 
   // False when the file does not read as a model (the caller's full parse then says where).
-  bool parse(::onnx::ModelProto& model, std::vector<std::optional<RawDataInFile>>& rawData) {
+  bool parse(::onnx::ModelProto& model, std::vector<std::optional<BytesInFile>>& rawData) {
     return fields(model, size_, 7, [&](int graphEnd) {  // ModelProto.graph
       auto& graph = *model.mutable_graph();
       return fields(graph, graphEnd, 5, [&](int tensorEnd) {  // GraphProto.initializer
@@ -77,7 +77,7 @@ class RawDataSkippingParser {
         return fields(tensor, tensorEnd, 9, [&](int dataEnd) {  // TensorProto.raw_data
           int start = in_.CurrentPosition();
           rawData.resize(index + 1);
-          rawData[index] = RawDataInFile{path_, start, size_t(dataEnd - start)};
+          rawData[index] = BytesInFile{path_, start, size_t(dataEnd - start)};
           return in_.Skip(dataEnd - start);
         });
       });
@@ -124,7 +124,7 @@ class RawDataSkippingParser {
 // initializer index). A file that does not map or does not walk is parsed whole from a stream, so
 // that its bytes are never held next to the parsed message; only a failed parse reads them, to say
 // where.
-Status parseModelFile(::onnx::ModelProto& model, const std::string& path, std::vector<std::optional<RawDataInFile>>& rawData) {
+Status parseModelFile(::onnx::ModelProto& model, const std::string& path, std::vector<std::optional<BytesInFile>>& rawData) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error("cannot open '" + path + "': " + std::strerror(errno));
   struct stat st;
@@ -188,7 +188,7 @@ Result<IRModuleRef> fromOnnxBytes(const std::string& bytes, const std::string& s
 
 Result<IRModuleRef> fromOnnxFile(const std::string& path, const ImportOptions& options) {
   ::onnx::ModelProto model;
-  std::vector<std::optional<RawDataInFile>> rawData;
+  std::vector<std::optional<BytesInFile>> rawData;
   RLX_TRY_STATUS(parseModelFile(model, path, rawData));
   if (!model.has_graph()) return Error(path + ": the model has no graph");
   GraphImporter importer(model, path, dirOf(path), options, std::move(rawData));

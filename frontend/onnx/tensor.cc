@@ -99,14 +99,8 @@ Result<std::string> externalPath(const std::string& location, const std::string&
   return baseDir.empty() ? location : baseDir + "/" + location;
 }
 
-// Where an external tensor's bytes are: the file and offset, checked to hold `nbytes` (before any
-// memory is allocated for them).
-struct ExternalSource {
-  std::string path;
-  int64_t offset = 0;
-};
-
-Result<ExternalSource> externalSource(const TP& t, const std::string& baseDir, size_t nbytes) {
+// An external tensor's bytes, checked to be in its file (before any memory is allocated for them).
+Result<BytesInFile> externalSource(const TP& t, const std::string& baseDir, size_t nbytes) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (auto& kv : t.external_data()) {
@@ -126,10 +120,10 @@ Result<ExternalSource> externalSource(const TP& t, const std::string& baseDir, s
   if (::stat(path.c_str(), &st) != 0) return Error("cannot open external data file '" + path + "': " + std::strerror(errno));
   if (st.st_size < offset || size_t(st.st_size - offset) < nbytes)
     return Error("external data file '" + path + "' is too short: tensor '" + t.name() + "' needs " + std::to_string(nbytes) + " bytes at offset " + std::to_string(offset));
-  return ExternalSource{path, offset};
+  return BytesInFile{path, offset, nbytes};
 }
 
-Status readExternal(const ExternalSource& src, void* dst, size_t nbytes) {
+Status readBytes(const BytesInFile& src, void* dst, size_t nbytes) {
   int fd = ::open(src.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error("cannot open '" + src.path + "': " + std::strerror(errno));
   size_t done = 0;
@@ -174,7 +168,7 @@ int32_t onnxTypeOf(DataType t) {
   return 0;
 }
 
-Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release, const RawDataInFile* inFile) {
+Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release, const BytesInFile* inFile) {
   auto where = [&](Error e) {
     e.message = "tensor '" + t.name() + "': " + e.message;
     return e;
@@ -193,17 +187,17 @@ Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release, co
   DataType d = *dt;
   size_t nbytes = protoBytes(d, numel);
   // Every source is checked against the shape before memory is allocated for it.
-  auto fromFile = [&](const ExternalSource& src) -> Result<NDArrayRef> {
+  auto fromFile = [&](const BytesInFile& src) -> Result<NDArrayRef> {
     NDArrayRef a = NDArray::uninitialized(d, shape);
     if (!a) return where(Error("cannot allocate " + std::to_string(numel) + " elements"));
     if (isPacked(d)) {
       std::string packed(nbytes, '\0');
-      auto st = readExternal(src, packed.data(), nbytes);
+      auto st = readBytes(src, packed.data(), nbytes);
       if (!st) return where(st.error());
       unpack(reinterpret_cast<const uint8_t*>(packed.data()), *a);
       return a;
     }
-    auto st = readExternal(src, a->data(), nbytes);
+    auto st = readBytes(src, a->data(), nbytes);
     if (!st) return where(st.error());
     return a;
   };
@@ -215,7 +209,7 @@ Result<NDArrayRef> toNDArray(TP& t, const std::string& baseDir, bool release, co
   if (inFile) {
     if (inFile->length != nbytes)
       return where(Error("raw_data holds " + std::to_string(inFile->length) + " bytes but the shape and type need " + std::to_string(nbytes)));
-    return fromFile(ExternalSource{inFile->path, inFile->offset});
+    return fromFile(*inFile);
   }
   if (t.has_raw_data()) {
     if (t.raw_data().size() != nbytes)

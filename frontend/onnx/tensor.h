@@ -17,9 +17,9 @@ std::string onnxTypeName(int32_t onnxType);
 // The ONNX type code of an rlx dtype (0 when ONNX has none).
 int32_t onnxTypeOf(DataType t);
 
-// An initializer's raw_data that the model parser left in the file instead of copying it into the
-// message (model_file.cc): the file, and where the bytes lie in it.
-struct RawDataInFile {
+// Where a tensor's bytes lie in a file: external data, or an initializer's raw_data that the model
+// parser left in the model file instead of copying it into the message (model_file.cc).
+struct BytesInFile {
   std::string path;
   int64_t offset = 0;
   size_t length = 0;
@@ -29,7 +29,7 @@ struct RawDataInFile {
 // that folder). `release` frees the proto's own copy of the bytes once they are converted, so a
 // model's weights are never held twice. `inFile`, when given, is the tensor's raw_data.
 Result<NDArrayRef> toNDArray(::onnx::TensorProto& t, const std::string& baseDir, bool release = false,
-                             const RawDataInFile* inFile = nullptr);
+                             const BytesInFile* inFile = nullptr);
 
 // The TensorProto holding `a` (replacing t's contents): its bytes in raw_data (the 4-bit and 2-bit
 // types packed), or with rawData false the typed field ONNX reads for its type (int32_data for
