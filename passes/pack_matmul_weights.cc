@@ -16,6 +16,7 @@
 //         the kernel reading `w[v_k, v_j]` of a (768, 3072) buffer;
 // After:  the constant is (96, 768, 32) and the kernel reads `w[v_j // 32, v_k, v_j % 32]`.
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 
@@ -181,9 +182,11 @@ int packableParam(const PrimFunc& f, size_t p) {
 
 // W with its dim `dim` (extent O) split into panels: [ceil(O / 32)][the other dims in order][32], the
 // last panel zero-padded when 32 does not divide O. A new array, or (`inPlace`, the input module
-// being consumed, and no padding) W's own memory rewritten through a temporary copy and viewed with
-// the new shape, so that a model's weights are not resident twice at the peak.
-Result<NDArrayRef> packPanels(const NDArrayRef& w, int dim, bool inPlace) {
+// being consumed, and no padding) W's own memory rewritten through a temporary copy in `scratch`
+// and viewed with the new shape, so that a model's weights are not resident twice at the peak. The
+// scratch serves every weight of the pass: a fresh copy each had every weight's pages faulted in once
+// more (ViT-B/32: 350 MB).
+Result<NDArrayRef> packPanels(const NDArrayRef& w, int dim, bool inPlace, std::vector<float>& scratch) {
   const std::vector<int64_t>& in = w->shape;
   // in = [before..., O, after...]: element (b, o, a) at (b * O + o) * after + a.
   int64_t before = 1, after = 1, o = in[size_t(dim)];
@@ -195,22 +198,33 @@ Result<NDArrayRef> packPanels(const NDArrayRef& w, int dim, bool inPlace) {
     if (int(d) != dim) shape.push_back(in[d]);
   shape.push_back(kPanel);
   int64_t total = before * o * after;
-  std::vector<float> copy;
   const float* src = w->as<float>();
   NDArrayRef out;
   if (inPlace && o % kPanel == 0) {
-    copy.assign(src, src + total);
-    src = copy.data();
+    scratch.assign(src, src + total);
+    src = scratch.data();
     out = make<NDArray>(DataType::float32(), shape, w->data(), w);
   } else {
     out = NDArray::uninitialized(DataType::float32(), shape);
     if (!out) return Error("PackMatmulWeights: out of memory for a weight of " + std::to_string(total) + " floats");
   }
+  float* dst = out->as<float>();
+  if (after == 1) {
+    // O is the last dim (a matmul's [K, N] weight): a panel row is a run of 32 source floats.
+    for (int64_t s = 0; s < panels; ++s) {
+      const int64_t width = std::min<int64_t>(kPanel, o - s * kPanel);
+      for (int64_t bi = 0; bi < before; ++bi) {
+        float* row = dst + (s * before + bi) * kPanel;
+        std::memcpy(row, src + bi * o + s * kPanel, size_t(width) * sizeof(float));
+        std::fill(row + width, row + kPanel, 0.0f);
+      }
+    }
+    return out;
+  }
   // In tiles of kTile `a` by the panel's 32 rows: each source row's run of kTile floats is read
   // whole and the tile's kTile x 32 destination floats stay in L1 (element by element down the
   // panel's rows, a ResNet-50's weights took a tenth of its warm start).
   constexpr int64_t kTile = 16;
-  float* dst = out->as<float>();
   for (int64_t s = 0; s < panels; ++s)
     for (int64_t bi = 0; bi < before; ++bi) {
       float* panel = dst + (s * before + bi) * after * kPanel;
@@ -323,6 +337,7 @@ Result<IRModuleRef> packMatmulWeights(const IRModuleRef& mod, bool inPlace) {
   IRModuleRef out = mod;
   std::unordered_map<const ExprNode*, Expr> swap;
   std::map<std::string, GlobalVarRef> kernels;
+  std::vector<float> scratch;
   for (auto& [name, sites] : calls) {
     auto* entry = out->find(name);
     auto prim = entry ? entry->func.as<PrimFunc>() : Ref<PrimFunc>();
@@ -342,7 +357,7 @@ Result<IRModuleRef> packMatmulWeights(const IRModuleRef& mod, bool inPlace) {
       for (auto& args : sites) {
         auto c = args[p].as<Constant>();
         BlockBuilder bb;
-        RLX_TRY(panels, packPanels(c->data, dim, inPlace));
+        RLX_TRY(panels, packPanels(c->data, dim, inPlace, scratch));
         RLX_TRY(packed, bb.normalize(make<Constant>(panels)));
         swap[c.get()] = packed;
       }
