@@ -212,8 +212,11 @@ TEST_CASE("llvm gemm: a fused GEMM writes the epilogue's output itself, without 
 // by the micro-kernel and the GEMV, over several k blocks (K > 800) and row tails.
 TEST_CASE("llvm gemm: a weight in column panels is read in place", "[llvm][gemm]") {
   // Widths 32 does not divide: the last panel padded (its padding here random, as the GEMM must
-  // never let it reach C), the descriptor's valid column count cutting the columns short.
-  for (auto [m, k, n] : {std::tuple{37, 900, 96}, std::tuple{1, 70, 160}, std::tuple{8, 33, 32}, std::tuple{37, 900, 100}, std::tuple{1, 70, 177}, std::tuple{9, 33, 45}}) {
+  // never let it reach C), the descriptor's valid column count cutting the columns short. With
+  // K <= M and rows enough, threads split rows (a channels-last 1x1 convolution's pixels): 203 x 40
+  // x 288 has 9 slivers, which they split by columns before.
+  for (auto [m, k, n] : {std::tuple{37, 900, 96}, std::tuple{1, 70, 160}, std::tuple{8, 33, 32}, std::tuple{37, 900, 100}, std::tuple{1, 70, 177}, std::tuple{9, 33, 45},
+                         std::tuple{203, 40, 288}, std::tuple{200, 70, 100}}) {
     auto M = "T.int64(" + std::to_string(m) + ")", K = "T.int64(" + std::to_string(k) + ")", N = "T.int64(" + std::to_string(n) + ")";
     std::string text = R"(@I.ir_module
 class Module:
