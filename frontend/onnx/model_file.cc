@@ -1,6 +1,7 @@
-// Reading ONNX files: a ModelProto (or a tensor / sequence / optional .pb) through protobuf, with
-// the byte offset where a corrupt or truncated file stops making sense, then the import itself;
-// writing a tensor .pb.
+// Reading ONNX files: a ModelProto (its initializers' raw_data left in the file for the importer to
+// read straight into the arrays) or a tensor / sequence / optional .pb through protobuf, with the
+// byte offset where a corrupt or truncated file stops making sense, then the import itself; writing
+// a tensor .pb.
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/wire_format_lite.h>
