@@ -66,6 +66,12 @@ bool parseDims(const std::string& text, std::vector<int64_t>& out) {
 
 }  // namespace
 
+void printModelToStdout(const IRModuleRef& mod) {
+  size_t omitted = 0;
+  std::fputs(printModuleOmittingMetadata(mod, &omitted).c_str(), stdout);
+  if (omitted) std::fprintf(stderr, "note: %zu constants are shown as metadata[...]; -o OUT.relax writes them to OUT.safetensors\n", omitted);
+}
+
 int runImport(const std::vector<std::string>& args, bool color) {
   auto report = [&](const Error& e) {
     DiagnosticEngine diag;
@@ -165,12 +171,9 @@ int runImport(const std::vector<std::string>& args, bool color) {
     result = detached->first;
   }
   if (output.empty()) {
-    // As TVM's script(): large constants show as metadata references (a model's weights as
-    // text would be gigabytes); -o writes them to the .safetensors sidecar.
-    size_t omitted = 0;
-    std::string text = printModuleOmittingMetadata(result, &omitted);
-    std::fputs(text.c_str(), stdout);
-    if (omitted) std::fprintf(stderr, "note: %zu constants are shown as metadata[...]; -o OUT.relax writes them to OUT.safetensors\n", omitted);
+    // As TVM's script(): a model's weights as text would be gigabytes; -o writes them to the
+    // .safetensors sidecar.
+    printModelToStdout(result);
     return 0;
   }
   auto st = writeModuleFile(result, output);

@@ -294,10 +294,8 @@ int runOpt(const std::vector<std::string>& args, bool color) {
     return 1;
   }
   if (output.empty()) {
-    size_t omitted = 0;
-    std::string text = inst->omitConstants ? printModuleOmittingMetadata(result.value(), &omitted) : printModule(result.value());
-    std::fputs(text.c_str(), stdout);
-    if (omitted) std::fprintf(stderr, "note: %zu constants are shown as metadata[...]; -o OUT.relax writes them to OUT.safetensors\n", omitted);
+    if (inst->omitConstants) printModelToStdout(result.value());
+    else std::fputs(printModule(result.value()).c_str(), stdout);
     return 0;
   }
   auto st = writeModuleFile(result.value(), output);

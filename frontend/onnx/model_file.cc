@@ -64,9 +64,7 @@ Result<std::string> readAll(const std::string& path) {
 class RawDataSkippingParser {
  public:
   RawDataSkippingParser(const uint8_t* bytes, int size, std::string path)
-      : bytes_(bytes), size_(size), path_(std::move(path)), in_(bytes, size) {
-    in_.SetRecursionLimit(100);
-  }
+      : bytes_(bytes), size_(size), path_(std::move(path)), in_(bytes, size) {}
 
   // False when the file does not read as a model (the caller's full parse then says where).
   bool parse(::onnx::ModelProto& model, std::vector<std::optional<BytesInFile>>& rawData) {
@@ -218,66 +216,11 @@ Result<IRModuleRef> fromOnnxFileSpecializing(const std::string& path, ImportOpti
   }
 }
 
-namespace {
-
-// The graph's inputs, outputs and initializer names, read from the file without its tensors:
-// the wire format is walked field by field, and every field but those (an initializer's data
-// above all) is skipped, so a model of 500 MB costs no 500 MB to look at. False when the file
-// does not read as a model (the full parse then says where it breaks).
-bool readGraphInterface(const std::string& path, ::onnx::GraphProto& graph) {
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  bool ok = true;
-  {
-    google::protobuf::io::FileInputStream file(fd, 1 << 16);
-    google::protobuf::io::CodedInputStream in(&file);
-    in.SetTotalBytesLimit(INT32_MAX);
-    auto message = [&](uint32_t tag, auto&& field) {
-      // A length-delimited field's contents, walked by `field(number, tag)` (false: malformed).
-      uint32_t len;
-      if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED || !in.ReadVarint32(&len)) return false;
-      auto limit = in.PushLimit(int(len));
-      for (uint32_t t; (t = in.ReadTag()) != 0;)
-        if (!field(WireFormatLite::GetTagFieldNumber(t), t)) return false;
-      bool whole = in.ConsumedEntireMessage();
-      in.PopLimit(limit);
-      return whole;
-    };
-    auto submessage = [&](uint32_t tag, google::protobuf::Message& m) {
-      std::string bytes;
-      return WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED && WireFormatLite::ReadBytes(&in, &bytes) && m.ParseFromString(bytes);
-    };
-    for (uint32_t tag; ok && (tag = in.ReadTag()) != 0;) {
-      if (WireFormatLite::GetTagFieldNumber(tag) != 7) {  // ModelProto.graph
-        ok = WireFormatLite::SkipField(&in, tag);
-        continue;
-      }
-      ok = message(tag, [&](int number, uint32_t t) {
-        if (number == 11) return submessage(t, *graph.add_input());   // GraphProto.input
-        if (number == 12) return submessage(t, *graph.add_output());  // GraphProto.output
-        if (number != 5) return WireFormatLite::SkipField(&in, t);     // GraphProto.initializer
-        auto* init = graph.add_initializer();
-        return message(t, [&](int n, uint32_t tt) {
-          if (n == 8) return WireFormatLite::GetTagWireType(tt) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED && WireFormatLite::ReadString(&in, init->mutable_name());
-          return WireFormatLite::SkipField(&in, tt);  // TensorProto's dims, data, ...: not needed
-        });
-      });
-    }
-    ok = ok && file.GetErrno() == 0;
-  }
-  ::close(fd);
-  return ok;
-}
-
-}  // namespace
-
 Result<Signature> readSignature(const std::string& path) {
+  // The model without its weights: parseModelFile leaves their raw_data in the file, unread.
   ::onnx::ModelProto model;
-  if (!readGraphInterface(path, *model.mutable_graph())) {
-    model.Clear();
-    RLX_TRY(bytes, readAll(path));
-    RLX_TRY_STATUS(parseMessage(model, bytes, "model", path));
-  }
+  std::vector<std::optional<BytesInFile>> rawData;
+  RLX_TRY_STATUS(parseModelFile(model, path, rawData));
   auto kind = [](const ::onnx::ValueInfoProto& vi) -> std::string {
     if (vi.type().has_sequence_type()) return "sequence";
     if (vi.type().has_optional_type()) return "optional";
