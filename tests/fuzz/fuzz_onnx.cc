@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (data[0] & 4) {
     // From a file: the model parser leaves the initializers' raw_data in the file (for `rlx run`'s
-    // signature reader and the import); the import must be the one the same bytes give from memory. The folder holds only this file (external data resolves there).
+    // signature reader and the import); the import must be the one the same bytes give from
+    // memory. The folder holds only this file (external data resolves there).
     static const std::string dir = "/tmp/rlx-fuzz-file-" + std::to_string(::getpid()), path = dir + "/fuzz.onnx";
     std::filesystem::create_directories(dir);
     if (FILE* f = std::fopen(path.c_str(), "wb")) {
