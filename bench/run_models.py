@@ -232,10 +232,16 @@ def main():
                 ratio = "%.2f" % (ms / best[0]) if ms and best[0] else "-"
                 ort_ratio = "%.2f" % (ms / med["ort"]) if ms and med.get("ort") else "-"
                 ort_mem = "%.2f" % (mb / mem["ort"]) if mb and mem.get("ort") else "-"
+                # Each round runs the peers then rlx back to back. On a shared host whose speed shifts
+                # over seconds (an in-cache GEMM micro-kernel at 52 to 84 G FMA/s from one second to
+                # the next, a register-only FMA loop steady at 84-87), the ratio within a round says
+                # more than the ratio of two medians taken minutes apart.
+                paired = [r / o for r, o in zip(rlx_times, times.get("ort", [])) if o]
+                by_round = "%.2f-%.2f" % (min(paired), max(paired)) if len(paired) == args.rounds and ms else "-"
                 cell = fmt(ms) if ms is not None else ("timeout" if rlx_status == "timeout" else "error")
                 known = [n for n in core_ns if n is not None]
                 core = "%d-%d" % (min(known), max(known)) if known else "-"
-                row = [name, str(t), cell] + [fmt(med[p]) for p in peers] + [best[1] or "-", ratio, ort_ratio,
+                row = [name, str(t), cell] + [fmt(med[p]) for p in peers] + [best[1] or "-", ratio, ort_ratio, by_round,
                                                                               fmt(mb), fmt(mem.get("ort")), ort_mem, core, rlx_status]
                 rows.append(row)
                 for p in peers:
@@ -243,11 +249,11 @@ def main():
                         notes.append("%s %s t%d: %s" % (name, p, t, checks[p]))
                 raw.append({"model": name, "threads": t, "rlx_ms": ms, "rlx_rss_mb": mb, "rlx_status": rlx_status,
                             "peers_ms": med, "peers_rss_mb": mem, "peer_checks": checks, "rlx_rounds": rlx_times,
-                            "peer_rounds": times, "core_round_trip_ns": core_ns})
+                            "peer_rounds": times, "rlx_ort_by_round": paired, "core_round_trip_ns": core_ns})
                 print("  " + " | ".join(row), file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    head = ["model", "thr", "rlx ms"] + ["%s ms" % p for p in peers] + ["best peer", "rlx/best", "rlx/ort", "rlx RSS MB", "ort RSS MB",
+    head = ["model", "thr", "rlx ms"] + ["%s ms" % p for p in peers] + ["best peer", "rlx/best", "rlx/ort", "rlx/ort by round", "rlx RSS MB", "ort RSS MB",
                                                                          "RSS rlx/ort", "core ns", "rlx output"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
