@@ -193,7 +193,7 @@ void Session::runCommand(const std::string& cmd, const std::string& rest) {
     ms.push_back(t);
     total += t;
   }
-  if (profiling) return print(formatProfile(machine->profile(), int(ms.size()), total, kernelOperandShapes(*p->lowered)));
+  if (profiling) return print(formatProfile(machine->profile(), int(ms.size()), total, kernelFacts(*p->lowered)));
   std::sort(ms.begin(), ms.end());
   print(fmt::format("{}: median {:.4f} ms, min {:.4f} ms over {} runs\n", func, ms[ms.size() / 2], ms[0], ms.size()));
 }

@@ -65,7 +65,7 @@ const CommandDoc kCommands[] = {
     {":source", ":source FILE", "run the commands in FILE"},
     {":run", ":run [FUNC] [INPUT | NAME=INPUT ...]", "run FUNC (default main) on the VM; inputs: x.npy, rand(2, 3), zeros(..), [[1, 2]], 3 (missing: random)"},
     {":time", ":time [FUNC [INPUT ...]]", "median/min time of FUNC on the VM; without FUNC: toggle pass timing"},
-    {":profile", ":profile [FUNC [INPUT ...]]", "where FUNC's time goes on the VM: each kernel and builtin, per run and in %"},
+    {":profile", ":profile [FUNC [INPUT ...]]", "where FUNC's time goes on the VM: each kernel and builtin, per run and in %, a kernel's GFMA/s"},
     {":bytecode", ":bytecode [FUNC]", "the VM bytecode of the current state (lowered when needed)"},
     {":llvm", ":llvm [KERNEL]", "optimized LLVM IR of a kernel of the lowered state (all kernels without a name)"},
     {":asm", ":asm [KERNEL]", "host assembly of a kernel of the lowered state"},

@@ -9,11 +9,54 @@
 
 namespace rlx {
 
-std::map<std::string, std::string> kernelOperandShapes(const IRModule& lowered) {
-  std::map<std::string, std::string> shapes;
+namespace {
+
+// Whether `store` accumulates a product: c[i] = c[i] + a * b (either order of the sum).
+bool isMultiplyAdd(const BufferStore& store) {
+  auto sum = store.value.as<PrimBinary>();
+  if (!sum || sum->kind() != NodeKind::Add) return false;
+  auto accumulates = [&](const PrimExpr& self, const PrimExpr& product) {
+    auto load = self.as<BufferLoad>();
+    auto mul = product.as<PrimBinary>();
+    return load && load->buffer == store.buffer && mul && mul->kind() == NodeKind::Mul;
+  };
+  return accumulates(sum->a, sum->b) || accumulates(sum->b, sum->a);
+}
+
+// The multiply-adds `s` performs when run `times` times; `known` turns false at a loop whose extent
+// is not a constant. A branch counts as its larger arm; a block's init (the zeroing) counts nothing.
+int64_t multiplyAdds(const Stmt& s, int64_t times, bool& known) {
+  if (!s || !known) return 0;
+  if (auto loop = s.as<For>()) {
+    auto* extent = asIntImm(loop->extent);
+    if (!extent) return known = false, 0;
+    return multiplyAdds(loop->body, times * extent->value, known);
+  }
+  if (auto seq = s.as<SeqStmt>()) {
+    int64_t total = 0;
+    for (const auto& part : seq->seq) total += multiplyAdds(part, times, known);
+    return total;
+  }
+  if (auto store = s.as<BufferStore>()) return isMultiplyAdd(*store) ? times : 0;
+  if (auto branch = s.as<IfThenElse>()) return std::max(multiplyAdds(branch->thenCase, times, known), multiplyAdds(branch->elseCase, times, known));
+  if (auto let = s.as<LetStmt>()) return multiplyAdds(let->body, times, known);
+  if (auto check = s.as<AssertStmt>()) return multiplyAdds(check->body, times, known);
+  if (auto realize = s.as<BlockRealize>()) return multiplyAdds(realize->block->body, times, known);
+  if (auto block = s.as<TirBlock>()) return multiplyAdds(block->body, times, known);
+  return 0;
+}
+
+}  // namespace
+
+std::map<std::string, KernelFacts> kernelFacts(const IRModule& lowered) {
+  std::map<std::string, KernelFacts> kernels;
   for (const auto& entry : lowered.functions) {
     auto f = entry.func.as<PrimFunc>();
     if (!f) continue;
+    KernelFacts facts;
+    bool known = true;
+    int64_t count = multiplyAdds(f->body, 1, known);
+    facts.multiplyAdds = known ? count : 0;
     std::string text;
     for (const auto& [param, buffer] : f->bufferMap) {
       std::string shape;
@@ -25,12 +68,13 @@ std::map<std::string, std::string> kernelOperandShapes(const IRModule& lowered) 
       if (buffer->dtype != DataType::float32()) shape += ":" + buffer->dtype.str();
       text += (text.empty() ? "" : " ") + shape;
     }
-    if (!text.empty()) shapes[entry.gvar->name] = text;
+    facts.shapes = text;
+    if (!text.empty() || facts.multiplyAdds > 0) kernels[entry.gvar->name] = facts;
   }
-  return shapes;
+  return kernels;
 }
 
-std::string formatProfile(const std::vector<vm::ProfileEntry>& entries, int runs, double wallMs, const std::map<std::string, std::string>& shapes) {
+std::string formatProfile(const std::vector<vm::ProfileEntry>& entries, int runs, double wallMs, const std::map<std::string, KernelFacts>& kernels) {
   double perRun = runs > 0 ? 1.0 / runs : 0, inCalls = 0;
   for (const auto& e : entries) inCalls += e.ms;
   auto share = [&](double ms) { return wallMs > 0 ? 100 * ms / wallMs : 0.0; };
@@ -38,12 +82,15 @@ std::string formatProfile(const std::vector<vm::ProfileEntry>& entries, int runs
   // `--time` prints just before: said, so that the two are not read as one number.
   std::string out = fmt::format("profile over {} run{}: {:.4f} ms per run on average, {:.1f}% of it in {} kernels and builtins\n", runs, runs == 1 ? "" : "s",
                                 wallMs * perRun, share(inCalls), entries.size());
-  out += fmt::format("{:>10}  {:>6}  {:>9}  {}\n", "ms/run", "%", "calls/run", "name");
+  out += fmt::format("{:>10}  {:>6}  {:>9}  {:>7}  {}\n", "ms/run", "%", "calls/run", "GFMA/s", "name");
   for (const auto& e : entries) {
-    auto shape = shapes.find(e.name);
-    out += fmt::format("{:>10.4f}  {:>6.1f}  {:>9.4g}  {}{}\n", e.ms * perRun, share(e.ms), double(e.calls) * perRun, e.name, shape == shapes.end() ? "" : "   " + shape->second);
+    auto facts = kernels.find(e.name);
+    bool known = facts != kernels.end();
+    std::string rate = known && facts->second.multiplyAdds > 0 && e.ms > 0 ? fmt::format("{:.1f}", double(facts->second.multiplyAdds) * double(e.calls) / (e.ms * 1e6)) : "";
+    std::string shapes = known && !facts->second.shapes.empty() ? "   " + facts->second.shapes : "";
+    out += fmt::format("{:>10.4f}  {:>6.1f}  {:>9.4g}  {:>7}  {}{}\n", e.ms * perRun, share(e.ms), double(e.calls) * perRun, rate, e.name, shapes);
   }
-  out += fmt::format("{:>10.4f}  {:>6.1f}  {:>9}  {}\n", (wallMs - inCalls) * perRun, share(wallMs - inCalls), "", "(the VM between calls)");
+  out += fmt::format("{:>10.4f}  {:>6.1f}  {:>9}  {:>7}  {}\n", (wallMs - inCalls) * perRun, share(wallMs - inCalls), "", "", "(the VM between calls)");
   return out;
 }
 

@@ -42,7 +42,8 @@ options:
                              order): max |out - ref| <= tolerance * max |ref|; exit 1 otherwise
   --tolerance T              for --expect (default 1e-4)
   --profile                  time every kernel and builtin call; print where the time went (over
-                             the --time runs when given, else over the one run)
+                             the --time runs when given, else over the one run), each kernel's
+                             multiply-adds per second (GFMA/s) and its operands' shapes
   --sym-default N            value of symbolic dims no input binds (default 4)
   --seed N                   seed of the random inputs (default 0)
   (RLX_DENORMALS=keep computes with denormal floats; by default they are read and made zero, as
@@ -301,7 +302,7 @@ int runRun(const std::vector<std::string>& args, bool color) {
     for (double m : ms) profiledMs += m;
   }
   if (options.profile)
-    std::fputs(formatProfile(prepared->machine->profile(), std::max(timeRuns, 1), profiledMs, kernelOperandShapes(*prepared->lowered)).c_str(), stderr);
+    std::fputs(formatProfile(prepared->machine->profile(), std::max(timeRuns, 1), profiledMs, kernelFacts(*prepared->lowered)).c_str(), stderr);
   return 0;
 }
 
