@@ -24,17 +24,20 @@ bool isMultiplyAdd(const BufferStore& store) {
 }
 
 // The multiply-adds `s` performs when run `times` times; `known` turns false at a loop whose extent
-// is not a constant. A branch counts as its larger arm; a block's init (the zeroing) counts nothing.
+// is not a constant (or a count past int64). A branch counts as its larger arm; a block's init (the
+// zeroing) counts nothing.
 int64_t multiplyAdds(const Stmt& s, int64_t times, bool& known) {
   if (!s || !known) return 0;
   if (auto loop = s.as<For>()) {
     auto* extent = asIntImm(loop->extent);
-    if (!extent) return known = false, 0;
-    return multiplyAdds(loop->body, times * extent->value, known);
+    int64_t inner = 0;
+    if (!extent || __builtin_mul_overflow(times, std::max<int64_t>(extent->value, 0), &inner)) return known = false, 0;
+    return multiplyAdds(loop->body, inner, known);
   }
   if (auto seq = s.as<SeqStmt>()) {
     int64_t total = 0;
-    for (const auto& part : seq->seq) total += multiplyAdds(part, times, known);
+    for (const auto& part : seq->seq)
+      if (__builtin_add_overflow(total, multiplyAdds(part, times, known), &total)) return known = false, 0;
     return total;
   }
   if (auto store = s.as<BufferStore>()) return isMultiplyAdd(*store) ? times : 0;
