@@ -17,13 +17,14 @@
 #include "runtime/llvm/scratch.h"
 #include "runtime/llvm/thread_pool.h"
 #include "runtime/llvm/unit_queues.h"
+#include "runtime/llvm/winograd_parts.h"
 
 namespace rlx {
 
 namespace {
 
-// The transform's tile: kOut x kOut outputs from kIn x kIn inputs (kOut + 3 - 1), kIn^2 products.
-constexpr int64_t kOut = 4, kIn = 6, kPoints = kIn * kIn;
+using namespace winograd;
+
 // A unit of work is a band of whole tile rows of one image, at least this many tiles when the image
 // has them: the filter transform is read once per unit, so narrow images take several tile rows.
 constexpr int64_t kMinUnitTiles = 12;
@@ -33,33 +34,6 @@ constexpr int64_t kMinUnitTiles = 12;
 constexpr int64_t kMinTiles = 4, kMinBandTiles = 16;
 // The product GEMMs' register tile: up to kMaxRows tiles (broadcast) x 32 output channels (2 vectors).
 constexpr int kMaxRows = 8;
-// The 36 points' matrices (V, U and M) are each followed by this many floats (a cache line): at
-// power-of-two sizes the 36 stores of one transform, a point apart, otherwise map to the same L1 set
-// (a 256-channel filter block's transform spent most of its time on those conflicts).
-constexpr int64_t kSkew = 16;
-
-// The floats from one point's matrix of rows x ld floats to the next's.
-constexpr int64_t pointFloats(int64_t rows, int64_t ld) { return rows * ld + kSkew; }
-
-struct Conv {
-  float* out = nullptr;
-  const float* weights = nullptr;
-  const float* in = nullptr;
-  int64_t outChannels = 0, inChannels = 0, height = 0, width = 0;  // K, C and the output's H x W
-  int64_t wK = 0, wC = 0, wY = 0, wX = 0;  // the weights' strides (output channel, input channel, window)
-  int64_t inC = 0, inY = 0;                // the input's channel and row strides (columns contiguous)
-  int64_t outK = 0, outY = 0;              // the output's channel and row strides (columns contiguous)
-  std::vector<int64_t> imageIn, imageOut;  // each image's offset in the input and the output
-  int64_t tilesWide = 0, tilesHigh = 0, bandRows = 1, bandsPerImage = 0, units = 0;
-  int64_t rowFloats = 0;      // one transformed input row of the band buffer (everyFourth reads 68 past a block)
-  int64_t kPadded = 0;        // K rounded up to whole vectors (the filter transform's zero-padded rows)
-  int64_t tilesPerImage = 0, allTiles = 0;
-  RlxGemmEpilogue epilogue = nullptr;
-  void* ctx = nullptr;
-  UnitQueues bands;               // the bands, each thread's own range first
-  std::atomic<int64_t> done{0};   // bands (channel blocks) computed
-  std::atomic<int32_t> status{0};
-};
 
 bool enabled() {
   static const bool yes = [] {
@@ -111,93 +85,8 @@ bool parse(const int64_t* desc, Conv& cv) {
 // and tiles (each transformed filter serves them all), and gather indices that fit 32 bits.
 bool worthIt(const Conv& cv) {
   int64_t tiles = ((cv.height + kOut - 1) / kOut) * ((cv.width + kOut - 1) / kOut);
-  return cv.outChannels >= 16 && cv.inChannels >= 16 && tiles >= kMinTiles && !cv.imageIn.empty() && cv.wK >= 0 && 16 * cv.wK < (int64_t(1) << 31);
-}
-
-// --- The three transforms, on vectors of 16 independent lanes -----------------------------------
-
-// Input: B^T d for a column of 6 inputs (B^T rows [4 0 -5 0 1 0], [0 -4 -4 1 1 0], [0 4 -4 -1 1 0],
-// [0 -2 -1 2 1 0], [0 2 -1 -2 1 0], [0 4 0 -5 0 1]).
-__attribute__((target("avx512f,fma"), always_inline)) inline void inputTransform(const __m512 (&d)[kIn], __m512 (&v)[kIn]) {
-  const __m512 four = _mm512_set1_ps(4.f), five = _mm512_set1_ps(5.f), two = _mm512_set1_ps(2.f);
-  v[0] = _mm512_fmadd_ps(four, d[0], _mm512_fnmadd_ps(five, d[2], d[4]));
-  __m512 t1 = _mm512_fnmadd_ps(four, d[2], d[4]), t2 = _mm512_fnmadd_ps(four, d[1], d[3]);
-  v[1] = _mm512_add_ps(t1, t2), v[2] = _mm512_sub_ps(t1, t2);
-  __m512 t3 = _mm512_sub_ps(d[4], d[2]), t4 = _mm512_mul_ps(two, _mm512_sub_ps(d[3], d[1]));
-  v[3] = _mm512_add_ps(t3, t4), v[4] = _mm512_sub_ps(t3, t4);
-  v[5] = _mm512_fmadd_ps(four, d[1], _mm512_fnmadd_ps(five, d[3], d[5]));
-}
-
-// Filter: G g for a column of 3 taps (G rows [1/4 0 0], [-1/6 -1/6 -1/6], [-1/6 1/6 -1/6],
-// [1/24 1/12 1/6], [1/24 -1/12 1/6], [0 0 1]).
-__attribute__((target("avx512f,fma"), always_inline)) inline void filterTransform(__m512 g0, __m512 g1, __m512 g2, __m512 (&u)[kIn]) {
-  const __m512 sixth = _mm512_set1_ps(-1.f / 6), twelfth = _mm512_set1_ps(1.f / 12);
-  __m512 outer = _mm512_add_ps(g0, g2);
-  u[0] = _mm512_mul_ps(_mm512_set1_ps(0.25f), g0);
-  u[1] = _mm512_mul_ps(sixth, _mm512_add_ps(outer, g1));
-  u[2] = _mm512_mul_ps(sixth, _mm512_sub_ps(outer, g1));
-  __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(1.f / 24), g0, _mm512_mul_ps(_mm512_set1_ps(1.f / 6), g2));
-  u[3] = _mm512_fmadd_ps(twelfth, g1, q);
-  u[4] = _mm512_fnmadd_ps(twelfth, g1, q);
-  u[5] = g2;
-}
-
-// Output: A^T m for a column of 6 products (A^T rows [1 1 1 1 1 0], [0 1 -1 2 -2 0], [0 1 1 4 4 0],
-// [0 1 -1 8 -8 1]).
-__attribute__((target("avx512f,fma"), always_inline)) inline void outputTransform(const __m512 (&m)[kIn], __m512 (&y)[kOut]) {
-  __m512 s12 = _mm512_add_ps(m[1], m[2]), d12 = _mm512_sub_ps(m[1], m[2]);
-  __m512 s34 = _mm512_add_ps(m[3], m[4]), d34 = _mm512_sub_ps(m[3], m[4]);
-  y[0] = _mm512_add_ps(_mm512_add_ps(m[0], s12), s34);
-  y[1] = _mm512_fmadd_ps(_mm512_set1_ps(2.f), d34, d12);
-  y[2] = _mm512_fmadd_ps(_mm512_set1_ps(4.f), s34, s12);
-  y[3] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.f), d34, d12), m[5]);
-}
-
-
-// The 64-bit pairs of a and b interleaved (low or high pair of each 128-bit lane).
-__attribute__((target("avx512f"), always_inline)) inline __m512 lo(__m512 a, __m512 b) {
-  return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
-}
-__attribute__((target("avx512f"), always_inline)) inline __m512 hi(__m512 a, __m512 b) {
-  return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b)));
-}
-
-// 16 vectors as the rows of a 16 x 16 matrix, transposed in place.
-__attribute__((target("avx512f"), always_inline)) inline void transpose16(__m512 (&r)[16]) {
-  __m512 t[16], u[16];
-  for (int i = 0; i < 8; ++i) t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]), t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  for (int i = 0; i < 4; ++i) {
-    u[4 * i] = lo(t[4 * i], t[4 * i + 2]), u[4 * i + 1] = hi(t[4 * i], t[4 * i + 2]);
-    u[4 * i + 2] = lo(t[4 * i + 1], t[4 * i + 3]), u[4 * i + 3] = hi(t[4 * i + 1], t[4 * i + 3]);
-  }
-  // u[4i + q]'s 128-bit lane L holds column 4L + q of rows 4i .. 4i + 3.
-  for (int q = 0; q < 4; ++q) {
-    __m512 even0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x88), odd0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xdd);
-    __m512 even1 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x88), odd1 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xdd);
-    r[q] = _mm512_shuffle_f32x4(even0, even1, 0x88);
-    r[8 + q] = _mm512_shuffle_f32x4(even0, even1, 0xdd);
-    r[4 + q] = _mm512_shuffle_f32x4(odd0, odd1, 0x88);
-    r[12 + q] = _mm512_shuffle_f32x4(odd0, odd1, 0xdd);
-  }
-}
-
-// --- Filters: U[p][c][k] = (G g G^T)[p] for each output channel k and input channel c ------------
-
-// One input channel's 3x3 taps of 16 output channels (tap(wy, wx) a vector, one channel per lane)
-// through G g G^T, into dst[(p * C) * ldk] for the 36 points p.
-template <class Tap>
-__attribute__((target("avx512f,fma"), always_inline)) inline void transformFilterTaps(Tap tap, float* dst, int64_t pointStride) {
-  __m512 cols[kIn][3];  // G g: the window's rows transformed, per window column
-  for (int64_t wx = 0; wx < 3; ++wx) {
-    __m512 u[kIn];
-    filterTransform(tap(0, wx), tap(1, wx), tap(2, wx), u);
-    for (int i = 0; i < kIn; ++i) cols[i][wx] = u[i];
-  }
-  for (int i = 0; i < kIn; ++i) {
-    __m512 u[kIn];
-    filterTransform(cols[i][0], cols[i][1], cols[i][2], u);
-    for (int j = 0; j < kIn; ++j) _mm512_store_ps(dst + (i * kIn + j) * pointStride, u[j]);
-  }
+  return cv.outChannels >= 16 && cv.inChannels >= 16 && tiles >= kMinTiles && !cv.imageIn.empty() && cv.wK >= 0 && cv.wPanel >= 0 &&
+         cv.filterOffset(cv.outChannels - 1) < (int64_t(1) << 31);
 }
 
 // The taps of 16 filters: transposed into 16-float rows, tap(wy, wx) at t[(wy * 3 + wx) * 16] ...
@@ -205,7 +94,15 @@ struct ContiguousTaps {
   const float* t;
   __attribute__((target("avx512f"), always_inline)) __m512 operator()(int64_t wy, int64_t wx) const { return _mm512_load_ps(t + (wy * 3 + wx) * 16); }
 };
-// ... or gathered across filters wK apart (lane l's tap at base + l * wK + wy * wY + wx * wX).
+// ... or loaded from 16 filters that are adjacent (panels of a channels-last weight: one vector per
+// tap) ...
+struct AdjacentTaps {
+  const float* base;
+  __mmask16 valid;
+  int64_t wY, wX;
+  __attribute__((target("avx512f"), always_inline)) __m512 operator()(int64_t wy, int64_t wx) const { return _mm512_maskz_loadu_ps(valid, base + wy * wY + wx * wX); }
+};
+// ... or gathered across the filters (lane l's tap at base + lane[l] + wy * wY + wx * wX).
 struct GatheredTaps {
   const float* base;
   __m512i lane;
@@ -221,9 +118,9 @@ struct GatheredTaps {
 // 16 * kb) or a block of it.
 __attribute__((target("avx512f,fma"))) void transformFilterGroup(const Conv& cv, int64_t kb, int64_t cBegin, int64_t cEnd, float* dst, int64_t ldk, int64_t pointStride) {
   __mmask16 valid = firstLanes(cv.outChannels - 16 * kb);
-  const float* first = cv.weights + 16 * kb * cv.wK;
+  const float* first = cv.weights + cv.filterOffset(16 * kb);
   dst -= cBegin * ldk;
-  if (cv.wC == 9 && cv.wY == 3 && cv.wX == 1) {
+  if (cv.panelWidth == 0 && cv.wC == 9 && cv.wY == 3 && cv.wX == 1) {
     // Each filter's taps are contiguous (OIHW): 16 channels' 144 taps are read as rows of 16 filters
     // and transposed in registers, instead of gathered across the filters (the gathers, 16 lines each,
     // were 40% of a 256-channel 14x14 convolution).
@@ -244,7 +141,15 @@ __attribute__((target("avx512f,fma"))) void transformFilterGroup(const Conv& cv,
     }
     return;
   }
-  const __m512i lane = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(int32_t(cv.wK)));
+  alignas(64) int32_t offsets[16] = {};
+  bool adjacent = true;
+  for (int l = 0; l < 16; ++l)
+    if ((valid >> l) & 1) offsets[l] = int32_t(cv.filterOffset(16 * kb + l) - cv.filterOffset(16 * kb)), adjacent = adjacent && offsets[l] == l;
+  if (adjacent) {
+    for (int64_t c = cBegin; c < cEnd; ++c) transformFilterTaps(AdjacentTaps{first + c * cv.wC, valid, cv.wY, cv.wX}, dst + c * ldk, pointStride);
+    return;
+  }
+  const __m512i lane = _mm512_load_si512(offsets);
   for (int64_t c = cBegin; c < cEnd; ++c) {
     const float* base = first + c * cv.wC;
     transformFilterTaps(GatheredTaps{base, lane, valid, cv.wY, cv.wX}, dst + c * ldk, pointStride);
@@ -393,6 +298,21 @@ __attribute__((target("avx512f,avx512vl,fma"))) void transformOutput(const Conv&
   }
 }
 
+// The channel stride of a channels-major V (V[p][t][c]: the few-tiles schedule's, and every
+// channels-last one's), whole vectors.
+int64_t channelStride(const Conv& cv) { return (cv.inChannels + 15) / 16 * 16; }
+
+// Output pixels [first, last) of output channels [k0, k1) are final: through the epilogue (in C's
+// coordinates: rows are pixels channels last, channels otherwise). Returns its code, also kept in
+// cv.status.
+int32_t finishPixels(Conv& cv, int64_t first, int64_t last, int64_t k0, int64_t k1) {
+  if (!cv.epilogue) return 0;
+  int32_t code = cv.channelsLast ? cv.epilogue(cv.ctx, first, last, k0, k1) : cv.epilogue(cv.ctx, k0, k1, first, last);
+  int32_t none = 0;
+  if (code != 0) cv.status.compare_exchange_strong(none, code);
+  return code;
+}
+
 // A thread's share: bands taken until none is left, its own range of rows first (the rows it
 // computed in the previous layer of this size, whose input rows it wrote, stay in its core's
 // cache); each band's outputs go through the epilogue while they are in cache. Each thread
@@ -405,7 +325,8 @@ int32_t runBands(void* ctx, int64_t, int64_t) {
   Conv& cv = *static_cast<Conv*>(ctx);
   int64_t maxTiles = cv.bandRows * cv.tilesWide;
   float* filters = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * pointFloats(cv.inChannels, cv.kPadded)));
-  float* v = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * pointFloats(cv.inChannels, maxTiles) + 16));
+  // V of the band: [p][c][t] over planes, [p][t][c] channels last (channels rounded to vectors).
+  float* v = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * pointFloats(channelStride(cv), maxTiles) + 16));
   float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * pointFloats(maxTiles, cv.kPadded)));
   float* band = threadScratch(ScratchSlot::WinogradRows, size_t(kIn * cv.rowFloats));
   if (!filters || !v || !m || !band) return 0;  // out of memory: this thread takes no band (see `done`)
@@ -415,18 +336,21 @@ int32_t runBands(void* ctx, int64_t, int64_t) {
     if (!transformed) transformFilters(cv, filters), transformed = true;
     int64_t image = u / cv.bandsPerImage, row0 = u % cv.bandsPerImage * cv.bandRows;
     int64_t rows = std::min(cv.bandRows, cv.tilesHigh - row0), tiles = rows * cv.tilesWide;
-    transformInput(cv, cv.in + cv.imageIn[size_t(image)], row0, rows, v, tiles, band);
-    multiply(v, pointFloats(cv.inChannels, tiles), VLayout{tiles, 1}, tiles, filters, pointFloats(cv.inChannels, cv.kPadded), cv.inChannels, m,
-             pointFloats(tiles, cv.kPadded), cv.kPadded, cv.kPadded, false);
-    transformOutput(cv, cv.out + cv.imageOut[size_t(image)], row0, m, tiles, tiles, cv.kPadded, 0, cv.outChannels);
-    if (cv.epilogue) {
-      int64_t first = image * cv.height * cv.width, y0 = row0 * kOut, y1 = std::min(cv.height, (row0 + rows) * kOut);
-      if (int32_t code = cv.epilogue(cv.ctx, 0, cv.outChannels, first + y0 * cv.width, first + y1 * cv.width)) {
-        int32_t none = 0;
-        cv.status.compare_exchange_strong(none, code);
-        return code;
-      }
+    const float* in = cv.in + cv.imageIn[size_t(image)];
+    float* out = cv.out + cv.imageOut[size_t(image)];
+    const int64_t uPoint = pointFloats(cv.inChannels, cv.kPadded), mPoint = pointFloats(tiles, cv.kPadded);
+    if (cv.channelsLast) {
+      const int64_t ldc = channelStride(cv), vPoint = pointFloats(tiles, ldc);
+      transformInputPixels(cv, in, row0, rows, v, ldc, vPoint);
+      multiply(v, vPoint, VLayout{1, ldc}, tiles, filters, uPoint, cv.inChannels, m, mPoint, cv.kPadded, cv.kPadded, false);
+      transformOutputPixels(cv, out, row0, m, tiles, tiles, cv.kPadded, 0, cv.outChannels);
+    } else {
+      transformInput(cv, in, row0, rows, v, tiles, band);
+      multiply(v, pointFloats(cv.inChannels, tiles), VLayout{tiles, 1}, tiles, filters, uPoint, cv.inChannels, m, mPoint, cv.kPadded, cv.kPadded, false);
+      transformOutput(cv, out, row0, m, tiles, tiles, cv.kPadded, 0, cv.outChannels);
     }
+    int64_t first = image * cv.height * cv.width, y0 = row0 * kOut, y1 = std::min(cv.height, (row0 + rows) * kOut);
+    if (int32_t code = finishPixels(cv, first + y0 * cv.width, first + y1 * cv.width, 0, cv.outChannels)) return code;
     cv.done.fetch_add(1);
   }
   return 0;
@@ -446,9 +370,7 @@ constexpr int64_t kBlock = 32;
 constexpr int64_t kChunk = 64;
 constexpr int64_t kFewTilesBytes = int64_t(1) << 20;
 
-// The channel stride of the few-tiles V (channels contiguous, rounded up to whole vectors) and the
-// floats from one point's matrix to the next's.
-int64_t channelStride(const Conv& cv) { return (cv.inChannels + 15) / 16 * 16; }
+// The floats from one point's matrix of the few-tiles V to the next's.
 int64_t fewTilesPointFloats(const Conv& cv) { return pointFloats(cv.allTiles, channelStride(cv)); }
 
 // Floats of the rows buffer transformInputChannels needs: kIn input rows of 16-column blocks, each
@@ -499,12 +421,15 @@ int32_t runChannelBlocks(void* ctx, int64_t begin, int64_t end) {
   Conv& cv = *static_cast<Conv*>(ctx);
   const int64_t ldc = channelStride(cv), vPoint = fewTilesPointFloats(cv);
   float* inputs = threadScratch(ScratchSlot::WinogradInput, size_t(kPoints * vPoint));
-  float* rows = threadScratch(ScratchSlot::WinogradRows, size_t(channelRowsFloats(cv)));
+  float* rows = cv.channelsLast ? nullptr : threadScratch(ScratchSlot::WinogradRows, size_t(channelRowsFloats(cv)));
   float* u = threadScratch(ScratchSlot::WinogradFilter, size_t(kPoints * pointFloats(kChunk, kBlock)));
   float* m = threadScratch(ScratchSlot::WinogradProduct, size_t(kPoints * pointFloats(cv.allTiles, kBlock)));
-  if (!inputs || !rows || !u || !m) return 0;  // out of memory: see `done`
-  for (size_t image = 0; begin < end && image < cv.imageIn.size(); ++image)
-    transformInputChannels(cv, cv.in + cv.imageIn[image], inputs + int64_t(image) * cv.tilesPerImage * ldc, ldc, vPoint, rows);
+  if (!inputs || (!rows && !cv.channelsLast) || !u || !m) return 0;  // out of memory: see `done`
+  for (size_t image = 0; begin < end && image < cv.imageIn.size(); ++image) {
+    float* v = inputs + int64_t(image) * cv.tilesPerImage * ldc;
+    if (cv.channelsLast) transformInputPixels(cv, cv.in + cv.imageIn[image], 0, cv.tilesHigh, v, ldc, vPoint);
+    else transformInputChannels(cv, cv.in + cv.imageIn[image], v, ldc, vPoint, rows);
+  }
   for (int64_t kb = begin; kb < end; ++kb) {
     int64_t k0 = kb * kBlock, width = std::min(kBlock, cv.kPadded - k0), k1 = std::min(k0 + kBlock, cv.outChannels);
     for (int64_t c0 = 0; c0 < cv.inChannels; c0 += kChunk) {
@@ -514,14 +439,11 @@ int32_t runChannelBlocks(void* ctx, int64_t begin, int64_t end) {
                pointFloats(cv.allTiles, kBlock), width, kBlock, c0 > 0);
     }
     for (size_t image = 0; image < cv.imageOut.size(); ++image) {
-      transformOutput(cv, cv.out + cv.imageOut[image], 0, m + int64_t(image) * cv.tilesPerImage * kBlock, cv.tilesPerImage, cv.allTiles, kBlock, k0, k1);
+      const float* products = m + int64_t(image) * cv.tilesPerImage * kBlock;
+      if (cv.channelsLast) transformOutputPixels(cv, cv.out + cv.imageOut[image], 0, products, cv.tilesPerImage, cv.allTiles, kBlock, k0, k1);
+      else transformOutput(cv, cv.out + cv.imageOut[image], 0, products, cv.tilesPerImage, cv.allTiles, kBlock, k0, k1);
       int64_t first = int64_t(image) * cv.height * cv.width;
-      if (cv.epilogue)
-        if (int32_t code = cv.epilogue(cv.ctx, k0, k1, first, first + cv.height * cv.width)) {
-          int32_t none = 0;
-          cv.status.compare_exchange_strong(none, code);
-          return code;
-        }
+      if (int32_t code = finishPixels(cv, first, first + cv.height * cv.width, k0, k1)) return code;
     }
     cv.done.fetch_add(1);
   }
@@ -540,8 +462,10 @@ bool runFewTiles(Conv& cv, int32_t& status) {
 
 bool winogradConv3x3(float* c, const float* a, const float* b, const int64_t* desc, RlxGemmEpilogue epilogue, void* ctx, int32_t& status) {
   Conv cv;
-  if (!enabled() || !parse(desc, cv) || !worthIt(cv)) return false;
-  cv.out = c, cv.weights = a, cv.in = b;
+  // One output-channel row dim: planes (NCHW); pixels as the rows: channels last.
+  if (!enabled() || !(desc[0] == 1 ? parse(desc, cv) : parseChannelsLast(desc, cv)) || !worthIt(cv)) return false;
+  // A is the weights over planes (rows: output channels), the input channels last (rows: pixels).
+  cv.out = c, cv.weights = cv.channelsLast ? b : a, cv.in = cv.channelsLast ? a : b;
   cv.epilogue = epilogue, cv.ctx = ctx;
   cv.tilesWide = (cv.width + kOut - 1) / kOut, cv.tilesHigh = (cv.height + kOut - 1) / kOut;
   cv.bandRows = std::min(cv.tilesHigh, (kMinUnitTiles + cv.tilesWide - 1) / cv.tilesWide);
