@@ -322,7 +322,7 @@ const char* presetPipeline(const std::string& name) {
   // Optimization presets over the Relax-level catalogue: O1 cleans up, O2 also simplifies
   // inference-time ops and removes redundancy, O3 first inlines. `build` is TVM's default build
   // lowering (no fusion); `build_fused` is TVM's default CPU pipeline (legalize, fuse, lower);
-  // `build_cpu` is what `rlx run` lowers with: build_fused plus DepthwiseChannelsLast,
+  // `build_cpu` is what `rlx run` lowers with: build_fused plus ConvChannelsLast,
   // FuseSoftmaxAttention and PackMatmulWeights.
   static const std::pair<const char*, const char*> presets[] = {
       {"O0", ""},
@@ -337,7 +337,7 @@ const char* presetPipeline(const std::string& name) {
       // rlx's CPU build: build_fused with depthwise convolutions' functions channels last,
       // attention's matmul-softmax-matmul chains as one kernel (its scores a block of rows at a time)
       // and constant matmul weights in the GEMM's panel layout.
-      {"build_cpu", "DepthwiseChannelsLast,FuseSoftmaxAttention,LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR,PackMatmulWeights,RewriteDataflowReshape,ToNonDataflow,"
+      {"build_cpu", "ConvChannelsLast,FuseSoftmaxAttention,LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR,PackMatmulWeights,RewriteDataflowReshape,ToNonDataflow,"
                     "RemovePurityChecking,CallTIRRewrite,StaticPlanBlockMemory,LowerAllocTensor,KillAfterLastUse,LowerRuntimeBuiltin,ComputePrimValue,"
                     "VMShapeLower,AttachGlobalSymbol"},
   };
