@@ -28,10 +28,14 @@ using namespace winograd;
 // A unit of work is a band of whole tile rows of one image, at least this many tiles when the image
 // has them: the filter transform is read once per unit, so narrow images take several tile rows.
 constexpr int64_t kMinUnitTiles = 12;
-// Tiles an image needs for the transforms to pay: 4 (a 7x7 image's 2x2 tiles, 64 outputs for 49,
-// still a third of the direct multiplies: 512 channels at 1 thread 1.81 -> 1.49 ms, where the
-// filter transform is most of the time), and 16 for bands, which each read all of U.
-constexpr int64_t kMinTiles = 4, kMinBandTiles = 16;
+// Tiles an image needs for the transforms to pay: over planes 4 (a 7x7 image's 2x2 tiles, 64
+// outputs for 49, still a third of the direct multiplies: 512 channels at 1 thread 1.81 -> 1.49 ms,
+// where the filter transform is most of the time). Channels last, the GEMM stores whole vectors of
+// channels and that layer is faster without the transforms (ResNet-50's two, best of three
+// alternating runs: 1 thread 4.20 -> 3.86 ms, 2 threads 3.13 -> 2.50 ms), while 3x3 tiles (12x12,
+// 512 channels) still gain (2 layers, 1 thread: 9.0 -> 5.0 ms). Bands, which each read all of U,
+// need 16.
+constexpr int64_t kMinTiles = 4, kMinTilesChannelsLast = 9, kMinBandTiles = 16;
 // The product GEMMs' register tile: up to kMaxRows tiles (broadcast) x 32 output channels (2 vectors).
 constexpr int kMaxRows = 8;
 
@@ -85,7 +89,7 @@ bool parse(const int64_t* desc, Conv& cv) {
 // and tiles (each transformed filter serves them all), and gather indices that fit 32 bits.
 bool worthIt(const Conv& cv) {
   int64_t tiles = ((cv.height + kOut - 1) / kOut) * ((cv.width + kOut - 1) / kOut);
-  return cv.outChannels >= 16 && cv.inChannels >= 16 && tiles >= kMinTiles && !cv.imageIn.empty() && cv.wK >= 0 && cv.wPanel >= 0 &&
+  return cv.outChannels >= 16 && cv.inChannels >= 16 && tiles >= (cv.channelsLast ? kMinTilesChannelsLast : kMinTiles) && !cv.imageIn.empty() && cv.wK >= 0 && cv.wPanel >= 0 &&
          cv.filterOffset(cv.outChannels - 1) < (int64_t(1) << 31);
 }
 
