@@ -334,7 +334,7 @@ const char* presetPipeline(const std::string& name) {
       {"build_fused", "LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR,RewriteDataflowReshape,ToNonDataflow,RemovePurityChecking,"
                       "CallTIRRewrite,StaticPlanBlockMemory,LowerAllocTensor,KillAfterLastUse,LowerRuntimeBuiltin,ComputePrimValue,VMShapeLower,"
                       "AttachGlobalSymbol"},
-      // rlx's CPU build: build_fused with depthwise convolutions' functions channels last,
+      // rlx's CPU build: build_fused with convolutional functions channels last,
       // attention's matmul-softmax-matmul chains as one kernel (its scores a block of rows at a time)
       // and constant matmul weights in the GEMM's panel layout.
       {"build_cpu", "ConvChannelsLast,FuseSoftmaxAttention,LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR,PackMatmulWeights,RewriteDataflowReshape,ToNonDataflow,"
