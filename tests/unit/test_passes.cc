@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "ir/expr_walk.h"
+#include "ir/structural_equal.h"
 #include "parser/parser.h"
 #include "passes/pass_help.h"
 #include "passes/registry.h"
@@ -176,4 +178,56 @@ class Module:
   auto again = runSequential(passes.value(), out.value(), PassContext());
   REQUIRE(again.ok());
   CHECK(again.value().same(out.value()));
+}
+
+TEST_CASE("passes: ConvChannelsLast permutes a consumed module's weights in their own memory", "[passes]") {
+  // Two convolutions (channels last), each weight read once: with the input module consumed
+  // (`rlx run`), the pass permutes them in place instead of FoldConstant's copies, to the same values.
+  auto weight = [](int64_t o, int64_t i, int seed) {
+    std::string s = "R.const([";
+    for (int64_t a = 0; a < o; ++a) {
+      s += a ? ", [" : "[";
+      for (int64_t b = 0; b < i; ++b) {
+        s += b ? ", [" : "[";
+        for (int64_t y = 0; y < 3; ++y) {
+          s += y ? ", [" : "[";
+          for (int64_t x = 0; x < 3; ++x) s += (x ? ", " : "") + std::to_string(double((a * 7 + b * 5 + y * 3 + x + seed) % 13) / 4 - 1.5);
+          s += "]";
+        }
+        s += "]";
+      }
+      s += "]";
+    }
+    return s + "], \"float32\")";
+  };
+  std::string text = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 3, 6, 6), \"float32\")):\n        with R.dataflow():\n"
+                     "            y = R.nn.conv2d(x, " + weight(4, 3, 0) + ", padding=[1, 1, 1, 1])\n"
+                     "            z = R.nn.conv2d(y, " + weight(5, 4, 1) + ", padding=[1, 1, 1, 1])\n"
+                     "            R.output(z)\n        return z\n";
+  auto pass = parsePipeline("ConvChannelsLast");
+  REQUIRE(pass.ok());
+  auto run = [&](bool consume, std::vector<const void*>* weights) {
+    DiagnosticEngine diag;
+    IRModuleRef mod = parseModule(text, "in.relax", diag);
+    REQUIRE(mod);
+    if (weights)
+      walkExpr(mod->functions[0].func, [&](const Expr& e) {
+        if (auto c = e.as<Constant>()) weights->push_back(c->data->data());
+      });
+    PassContext ctx;
+    ctx.consumesInput = consume;
+    auto out = runSequential(*pass, mod, ctx);
+    REQUIRE(out.ok());
+    return *out;
+  };
+  std::vector<const void*> original;
+  IRModuleRef copied = run(false, nullptr), inPlace = run(true, &original);
+  CHECK(structuralEqual(copied, inPlace).equal);
+  std::vector<const void*> after;
+  walkExpr(inPlace->functions[0].func, [&](const Expr& e) {
+    if (auto c = e.as<Constant>(); c && c->data->shape.size() == 4) after.push_back(c->data->data());
+  });
+  REQUIRE(original.size() == 2);
+  REQUIRE(after.size() == 2);
+  CHECK(std::set<const void*>(original.begin(), original.end()) == std::set<const void*>(after.begin(), after.end()));
 }
