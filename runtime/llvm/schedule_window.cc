@@ -132,21 +132,28 @@ const PrimCall* windowCall(const std::optional<GemmNest>& gemm, const Buffer* pa
   return taps <= 64 ? &call : nullptr;
 }
 
-// A max pooling nest of `s` over `padded`: C[I] = max(C[I], T[..]) (either order) from an init of the
-// padding's value (the lowest float, or -inf for both), C float32 and indexed by distinct spatial
-// vars (the last two its plane), T read at affine indices, 2+ reduction dims of at most 64 taps. Its
-// rlx.pool_padded call over `pad`'s input (window_conv.h), or null.
-PrimExpr poolCall(const Stmt& s, const Padding& pad) {
+// A max pooling nest: C[I] = max(C[I], T[..]) (either order) from an init of the padding's value
+// (the lowest float, or -inf for both), C float32 and indexed by distinct spatial vars, T `pad`'s
+// padded operand read at affine indices.
+struct MaxNest {
+  PerfectNest nest;
+  const BufferStore* update = nullptr;
+  Operand t;
+  double start = 0;                   // the init's value
+  std::vector<const PrimVar*> cVars;  // C's index vars
+};
+
+std::optional<MaxNest> matchMaxNest(const Stmt& s, const Padding& pad) {
   auto pn = perfectNest(s);
-  if (!pn || !pn->block->init || !pn->block->body) return nullptr;
+  if (!pn || !pn->block->init || !pn->block->body) return std::nullopt;
   const TirBlock& block = *pn->block;
-  if (block.init->kind() != NodeKind::BufferStore || block.body->kind() != NodeKind::BufferStore) return nullptr;
+  if (block.init->kind() != NodeKind::BufferStore || block.body->kind() != NodeKind::BufferStore) return std::nullopt;
   auto& init = static_cast<const BufferStore&>(*block.init);
   auto& update = static_cast<const BufferStore&>(*block.body);
   const Buffer& c = *update.buffer;
   auto* start = init.value && init.value->kind() == NodeKind::FloatImm ? static_cast<const FloatImm*>(init.value.get()) : nullptr;
-  if (init.buffer.get() != &c || c.dtype != DataType::float32() || !compact(c) || !start || start->value != pad.fill || start->value > -3.4e38) return nullptr;
-  if (!update.value || update.value->kind() != NodeKind::Max || update.indices.size() < 2) return nullptr;
+  if (init.buffer.get() != &c || c.dtype != DataType::float32() || !compact(c) || !start || start->value != pad.fill || start->value > -3.4e38) return std::nullopt;
+  if (!update.value || update.value->kind() != NodeKind::Max || update.indices.size() < 2) return std::nullopt;
   auto& mx = static_cast<const PrimBinary&>(*update.value);
   auto isSelf = [&](const PrimExpr& e) {
     if (e->kind() != NodeKind::BufferLoad) return false;
@@ -157,14 +164,28 @@ PrimExpr poolCall(const Stmt& s, const Padding& pad) {
     return true;
   };
   const PrimExpr& value = isSelf(mx.a) ? mx.b : isSelf(mx.b) ? mx.a : PrimExpr();
-  Operand x;
-  if (!value || !parseOperand(value, block, x) || x.load->buffer.get() != pad.padded || !x.splits.empty()) return nullptr;
-  std::vector<const PrimVar*> cVars, red;
+  MaxNest out{*pn, &update, {}, start->value, {}};
+  if (!value || !parseOperand(value, block, out.t) || out.t.load->buffer.get() != pad.padded || !out.t.splits.empty()) return std::nullopt;
   for (auto& e : update.indices) {
     auto* v = asVar(e);
-    if (!v || std::find(cVars.begin(), cVars.end(), v) != cVars.end()) return nullptr;
-    cVars.push_back(v);
+    if (!v || std::find(out.cVars.begin(), out.cVars.end(), v) != out.cVars.end()) return std::nullopt;
+    out.cVars.push_back(v);
   }
+  return out;
+}
+
+// A max pooling nest of `s` over `padded` whose plane is C's last two dims: 2+ reduction dims of at
+// most 64 taps. Its rlx.pool_padded call over `pad`'s input (window_conv.h), or null.
+PrimExpr poolCall(const Stmt& s, const Padding& pad) {
+  auto mn = matchMaxNest(s, pad);
+  if (!mn) return nullptr;
+  const PerfectNest* pn = &mn->nest;
+  const TirBlock& block = *pn->block;
+  const BufferStore& update = *mn->update;
+  const Buffer& c = *update.buffer;
+  const Operand& x = mn->t;
+  const std::vector<const PrimVar*>& cVars = mn->cVars;
+  std::vector<const PrimVar*> red;
   std::vector<std::pair<size_t, const PrimVar*>> reductions;  // in nest order
   for (size_t k = 0; k < block.iterVars.size(); ++k) {
     const PrimVar* v = block.iterVars[k].var.get();
@@ -195,32 +216,40 @@ PrimExpr poolCall(const Stmt& s, const Padding& pad) {
   for (auto* v : red) args.insert(args.end(), {pn->loopOfVar(v).extent, intImm(0), x.stride(v)});
   args.insert(args.end(), {intImm(0), intImm(0)});  // every row and column valid
   for (int64_t v : {pad.paddedRows, pad.paddedCols, pad.rows, pad.cols, pad.top, pad.left}) args.push_back(intImm(v));
-  for (double v : {pad.fill, start->value}) args.push_back(intImm(int64_t(std::bit_cast<uint32_t>(float(v)))));
+  for (double v : {pad.fill, mn->start}) args.push_back(intImm(int64_t(std::bit_cast<uint32_t>(float(v)))));
   return make<PrimCall>(DataType::int32(), "rlx.pool_padded", std::move(args));
 }
 
-// The depthwise convolution nest of `s` over `pad` (padded channels last) as an
-// rlx.window_channels_last call (window_channels_last.h), with what fusing its epilogue needs (the
-// pixels its rows, the channels its columns):
+// A window nest over padded channels-last T: what channelsLastCall reads off it.
+struct ChannelsLastNest {
+  const PerfectNest* nest = nullptr;
+  const BufferStore* update = nullptr;  // C's
+  const Operand* t = nullptr;           // the padded input's load
+  const Operand* w = nullptr;           // the weights' (null: max pooling)
+  const std::vector<const PrimVar*>* cVars = nullptr;
+  double start = 0;                     // max pooling: the maximum's start
+};
+
+// The window nest `n` over `pad` (padded channels last) as an rlx.window_channels_last call
+// (window_channels_last.h), with what fusing its epilogue needs (the pixels its rows, the channels
+// its columns):
 //   C[b, y, x, c] = C[b, y, x, c] + T[b, y * sy + ky * dy, x * sx + kx * dx, c (+ rc)] * W[..]
-// (either order), C compact with X's images and channels, looping over all of C; the reductions ky
-// before kx in the nest (the kernel's order of sums), any rc of extent 1; W read at constant strides
-// along c, ky and kx only.
-std::optional<GemmNest> channelsLastWindow(const Stmt& s, const Padding& pad) {
-  auto ps = matchProductSum(s);
-  if (!ps) return std::nullopt;
-  const PerfectNest& pn = ps->nest;
-  const Buffer& c = *ps->update->buffer;
+// (either order), or C[b, y, x, c] = max(C[b, y, x, c], T[..]) from the padding's value, C compact
+// with X's images and channels, looping over all of C; the reductions ky before kx in the nest (the
+// kernel's order of sums), any rc of extent 1; W read at constant strides along c, ky and kx only.
+std::optional<GemmNest> channelsLastCall(const ChannelsLastNest& n, const Padding& pad) {
+  const PerfectNest& pn = *n.nest;
+  const Buffer& c = *n.update->buffer;
   const Buffer& x = *pad.input;
-  const Operand* t = ps->x.load->buffer.get() == pad.padded ? &ps->x : ps->y.load->buffer.get() == pad.padded ? &ps->y : nullptr;
-  if (!t || !t->splits.empty() || t->index.size() != 4 || c.shape.size() != 4 || x.shape.size() != 4 || !compact(c)) return std::nullopt;
-  const Operand& w = t == &ps->x ? ps->y : ps->x;
-  if (!w.splits.empty()) return std::nullopt;
-  const PrimVar *image = ps->cVars[0], *y = ps->cVars[1], *col = ps->cVars[2], *ch = ps->cVars[3];
+  const Operand* t = n.t;
+  if (!t->splits.empty() || t->index.size() != 4 || c.shape.size() != 4 || x.shape.size() != 4 || !compact(c) || n.cVars->size() != 4) return std::nullopt;
+  if (n.w && !n.w->splits.empty()) return std::nullopt;
+  const std::vector<const PrimVar*>& cVars = *n.cVars;
+  const PrimVar *image = cVars[0], *y = cVars[1], *col = cVars[2], *ch = cVars[3];
   std::vector<int64_t> shape;
   for (size_t d = 0; d < 4; ++d) {
     auto extent = constDim(c.shape[d]);
-    if (!extent || constDim(pn.loopOfVar(ps->cVars[d]).extent) != extent) return std::nullopt;
+    if (!extent || constDim(pn.loopOfVar(cVars[d]).extent) != extent) return std::nullopt;
     shape.push_back(*extent);
   }
   if (constDim(x.shape[0]) != shape[0] || constDim(x.shape[3]) != shape[3]) return std::nullopt;
@@ -229,7 +258,7 @@ std::optional<GemmNest> channelsLastWindow(const Stmt& s, const Padding& pad) {
   for (size_t k = 0; k < pn.block->iterVars.size(); ++k) {
     const PrimVar* v = pn.block->iterVars[k].var.get();
     if (pn.block->iterVars[k].kind == IterVar::CommReduce) reductions.push_back({pn.loopOf[k], v});
-    else if (std::find(ps->cVars.begin(), ps->cVars.end(), v) == ps->cVars.end()) return std::nullopt;
+    else if (std::find(cVars.begin(), cVars.end(), v) == cVars.end()) return std::nullopt;
   }
   std::sort(reductions.begin(), reductions.end());
   auto reduction = [&](const PrimVar* v) { return std::any_of(reductions.begin(), reductions.end(), [&](auto& r) { return r.second == v; }); };
@@ -260,18 +289,23 @@ std::optional<GemmNest> channelsLastWindow(const Stmt& s, const Padding& pad) {
   if (kh < 1 || kw < 1 || kh * kw > 64 || (!ky && !kx)) return std::nullopt;
   if ((shape[1] - 1) * sy + (kh - 1) * dy >= pad.paddedRows || (shape[2] - 1) * sx + (kw - 1) * dx >= pad.paddedCols) return std::nullopt;
   // W along the channel and the taps only.
-  for (auto& index : w.index)
-    for (auto& [v, k] : index.terms)
-      if (v != ch && v != ky && v != kx && v != rc) return std::nullopt;
-  auto wc = constDim(w.stride(ch)), wy = ky ? constDim(w.stride(ky)) : std::optional<int64_t>(0), wx = kx ? constDim(w.stride(kx)) : std::optional<int64_t>(0);
-  if (!wc || !wy || !wx) return std::nullopt;
-  std::vector<PrimExpr> args = {make<BufferLoad>(DataType::float32(), ps->update->buffer, std::vector<PrimExpr>(4, intImm(0))), w.first(),
-                                make<BufferLoad>(DataType::float32(), pad.input, std::vector<PrimExpr>(4, intImm(0)))};
-  for (int64_t v : {shape[0], shape[3], pad.rows, pad.cols, shape[1], shape[2], kh, kw, sy, sx, dy, dx, pad.top, pad.left, *wc, *wy, *wx}) args.push_back(intImm(v));
+  std::optional<int64_t> wc = 0, wy = 0, wx = 0;
+  if (const Operand* w = n.w) {
+    for (auto& index : w->index)
+      for (auto& [v, k] : index.terms)
+        if (v != ch && v != ky && v != kx && v != rc) return std::nullopt;
+    wc = constDim(w->stride(ch)), wy = ky ? constDim(w->stride(ky)) : std::optional<int64_t>(0), wx = kx ? constDim(w->stride(kx)) : std::optional<int64_t>(0);
+    if (!wc || !wy || !wx) return std::nullopt;
+  }
+  PrimExpr input = make<BufferLoad>(DataType::float32(), pad.input, std::vector<PrimExpr>(4, intImm(0)));
+  std::vector<PrimExpr> args = {make<BufferLoad>(DataType::float32(), n.update->buffer, std::vector<PrimExpr>(4, intImm(0))), n.w ? n.w->first() : input, input};
+  const int64_t fill = int64_t(std::bit_cast<uint32_t>(float(n.start)));
+  for (int64_t v : {shape[0], shape[3], pad.rows, pad.cols, shape[1], shape[2], kh, kw, sy, sx, dy, dx, pad.top, pad.left, *wc, *wy, *wx, n.w ? int64_t(0) : int64_t(1), n.w ? int64_t(0) : fill})
+    args.push_back(intImm(v));
   GemmNest out;
   out.call = make<PrimCall>(DataType::int32(), "rlx.window_channels_last", std::move(args));
   out.stmt = make<Evaluate>(out.call);
-  out.c = ps->update->buffer;
+  out.c = n.update->buffer;
   out.rowDims = {true, true, true, false}, out.batchDims = {false, false, false, false};
   return out;
 }
@@ -329,8 +363,17 @@ PrimFuncRef fusePaddedWindows(const PrimFuncRef& func) {
         }
       }
       // Channels last (NHWC): the epilogue runs on each finished output row, its channels the columns.
-      if (auto pad = paddingReadOnce(p, 3); pad && pad->fill == 0)
-        if (auto window = channelsLastWindow(seq[p + 1], *pad)) replace(p, *pad, *window);
+      // A depthwise convolution, or a max pool (its padding the maximum's start).
+      if (auto pad = paddingReadOnce(p, 3)) {
+        std::optional<GemmNest> window;
+        if (auto ps = pad->fill == 0 ? matchProductSum(seq[p + 1]) : std::nullopt) {
+          const Operand* t = ps->x.load->buffer.get() == pad->padded ? &ps->x : ps->y.load->buffer.get() == pad->padded ? &ps->y : nullptr;
+          if (t) window = channelsLastCall({&ps->nest, ps->update, t, t == &ps->x ? &ps->y : &ps->x, &ps->cVars}, *pad);
+        } else if (auto mn = matchMaxNest(seq[p + 1], *pad)) {
+          window = channelsLastCall({&mn->nest, mn->update, &mn->t, nullptr, &mn->cVars, mn->start}, *pad);
+        }
+        if (window) replace(p, *pad, *window);
+      }
     }
     return changed;
   });

@@ -1,13 +1,14 @@
-// Depthwise convolutions over channels-last tensors (window_channels_last.h): per unit (a band of
-// output rows of one image) each 16-channel group accumulates its taps in registers down the band's
-// rows, reading the input in place (the padding's zeros from a zero row above and below, per tap
-// left and right), stores straight into C, and the fused epilogue runs on the finished band.
+// Depthwise convolutions and max pooling over channels-last tensors (window_channels_last.h): per unit
+// (a band of output rows of one image) each 16-channel group accumulates its taps in registers down
+// the band's rows, reading the input in place (the padding's value from a row of it above and below,
+// per tap left and right), stores straight into C, and the fused epilogue runs on the finished band.
 #include "runtime/llvm/window_channels_last.h"
 
 #include <immintrin.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 
 #include "runtime/llvm/lane_mask.h"
 #include "runtime/llvm/scratch.h"
@@ -35,6 +36,8 @@ using RowFn = void (*)(const Conv&, const float*, const float* const*, float*, _
 struct Conv {
   int64_t images = 0, channels = 0, rows = 0, cols = 0, outRows = 0, outCols = 0, kh = 0, kw = 0, sy = 0, sx = 0, dy = 0, dx = 0, top = 0, left = 0;
   int64_t weightChannel = 0, weightRow = 0, weightCol = 0;
+  bool maxPool = false;  // the taps' maximum from `fill` (the padding's value too) instead of their weighted sum
+  float fill = 0;
   // Output columns [inFirst, inEnd) read only input columns: the rest (the border's) check each tap.
   int64_t inFirst = 0, inEnd = 0;
   int64_t bandRows = 1, bands = 1;  // output rows per unit, bands per image
@@ -42,7 +45,7 @@ struct Conv {
   const float* x = nullptr;
   float* c = nullptr;
   const float* weights = nullptr;  // [group][tap][16], zero past the last channel
-  const float* zeros = nullptr;    // an input row of zeros: the rows above and below the input
+  const float* zeros = nullptr;    // an input row of the padding's value: the rows above and below the input
   RlxGemmEpilogue epilogue = nullptr;
   void* ctx = nullptr;
   RowFn row = nullptr, lastRow = nullptr;  // for whole groups of 16 channels; for a partial last one
@@ -57,6 +60,10 @@ bool parse(const int64_t* d, Conv& v) {
   v.outRows = d[kClOutRows], v.outCols = d[kClOutCols], v.kh = d[kClKernelRows], v.kw = d[kClKernelCols];
   v.sy = d[kClStrideY], v.sx = d[kClStrideX], v.dy = d[kClDilationY], v.dx = d[kClDilationX], v.top = d[kClTop], v.left = d[kClLeft];
   v.weightChannel = d[kClWeightChannel], v.weightRow = d[kClWeightRow], v.weightCol = d[kClWeightCol];
+  if (d[kClMaxPool] != 0 && d[kClMaxPool] != 1) return false;
+  v.maxPool = d[kClMaxPool] == 1;
+  const uint32_t fillBits = uint32_t(d[kClFill]);
+  std::memcpy(&v.fill, &fillBits, sizeof v.fill);
   for (int64_t e : {v.images, v.channels, v.rows, v.cols, v.outRows, v.outCols, v.kh, v.kw, v.sy, v.sx, v.dy, v.dx})
     if (e < 1 || e > (int64_t(1) << 30)) return false;
   if (v.top < 0 || v.left < 0 || v.top > (int64_t(1) << 30) || v.left > (int64_t(1) << 30) || v.taps() > kMaxTaps || v.kh > kMaxKernelRows) return false;
@@ -81,7 +88,13 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 load(const float
   return kMasked ? _mm512_maskz_loadu_ps(mask, p) : _mm512_loadu_ps(p);
 }
 __attribute__((target("avx512f"), always_inline)) inline __m512 checkedLoad(const Conv& v, const float* p, int64_t col, __mmask16 mask) {
-  return _mm512_maskz_loadu_ps(col >= 0 && col < v.cols ? mask : __mmask16(0), at(p, col * v.channels));
+  return _mm512_mask_loadu_ps(_mm512_set1_ps(v.fill), col >= 0 && col < v.cols ? mask : __mmask16(0), at(p, col * v.channels));
+}
+
+// One tap into accumulator `acc`: its input times its weight added, or (max pooling) the maximum.
+template <bool kMax>
+__attribute__((target("avx512f,fma"), always_inline)) inline __m512 accumulate(__m512 acc, __m512 weight, __m512 x) {
+  return kMax ? _mm512_max_ps(acc, x) : _mm512_fmadd_ps(weight, x, acc);
 }
 
 template <int N, bool kMasked>
@@ -97,11 +110,13 @@ __attribute__((target("avx512f"), always_inline)) inline void storePixels(const 
 // each row's (N - 1) SX + KW input vectors loaded once and shared by its taps (tap kx of output i
 // reads input i SX + kx); KW = 0: any window, tap by tap. Each pixel sums its taps in (ky, kx) order.
 // kChecked: some taps fall left or right of the input (the border's pixels), and add a zero times
-// their weight, as the padded input's zeros do.
-template <int N, int SX, int KW, bool kMasked, bool kChecked>
+// their weight, as the padded input's zeros do (max pooling: take the padding's value). kMax: the
+// taps' maximum from the fill value, weights unread.
+template <int N, int SX, int KW, bool kMasked, bool kChecked, bool kMax>
 __attribute__((target("avx512f,fma"), always_inline)) inline void pixels(const Conv& v, const float* w, const float* const* tapRows, int64_t x0, float* out, __mmask16 mask) {
   __m512 acc[N];
-  for (int i = 0; i < N; ++i) acc[i] = _mm512_setzero_ps();
+  const __m512 fill = _mm512_set1_ps(v.fill);
+  for (int i = 0; i < N; ++i) acc[i] = kMax ? fill : _mm512_setzero_ps();
   if constexpr (KW > 0) {
     constexpr int kLoads = (N - 1) * SX + KW;
     const int64_t col0 = x0 * SX - v.left;
@@ -113,62 +128,67 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void pixels(const C
       __m512 x[kLoads];
       if constexpr (kChecked) {
         const float* in = at(tapRows[ky], col0 * v.channels);
-        for (int j = 0; j < kLoads; ++j) x[j] = _mm512_maskz_loadu_ps(lanes[j], at(in, j * v.channels));
+        for (int j = 0; j < kLoads; ++j) x[j] = _mm512_mask_loadu_ps(fill, lanes[j], at(in, j * v.channels));
       } else {
         const float* in = tapRows[ky] + col0 * v.channels;
         for (int j = 0; j < kLoads; ++j) x[j] = load<kMasked>(in + j * v.channels, mask);
       }
       const float* wr = w + ky * KW * kLanes;
       for (int kx = 0; kx < KW; ++kx) {
-        __m512 weight = _mm512_loadu_ps(wr + kx * kLanes);
-        for (int i = 0; i < N; ++i) acc[i] = _mm512_fmadd_ps(weight, x[i * SX + kx], acc[i]);
+        __m512 weight = kMax ? fill : _mm512_loadu_ps(wr + kx * kLanes);
+        for (int i = 0; i < N; ++i) acc[i] = accumulate<kMax>(acc[i], weight, x[i * SX + kx]);
       }
     }
   } else {
     for (int64_t ky = 0; ky < v.kh; ++ky)
       for (int64_t kx = 0; kx < v.kw; ++kx) {
-        __m512 weight = _mm512_loadu_ps(w + (ky * v.kw + kx) * kLanes);
+        __m512 weight = kMax ? fill : _mm512_loadu_ps(w + (ky * v.kw + kx) * kLanes);
         const int64_t col0 = x0 * v.sx + kx * v.dx - v.left, step = v.sx * v.channels;
         const float* in = kChecked ? nullptr : tapRows[ky] + col0 * v.channels;
         for (int i = 0; i < N; ++i)
-          acc[i] = _mm512_fmadd_ps(weight, kChecked ? checkedLoad(v, tapRows[ky], col0 + i * v.sx, mask) : load<kMasked>(in + i * step, mask), acc[i]);
+          acc[i] = accumulate<kMax>(acc[i], weight, kChecked ? checkedLoad(v, tapRows[ky], col0 + i * v.sx, mask) : load<kMasked>(in + i * step, mask));
       }
   }
   storePixels<N, kMasked>(acc, out + x0 * v.channels, v.channels, mask);
 }
 
 // Pixels [x0, x1) of a row: blocks of N, the rest by smaller blocks.
-template <int N, int SX, int KW, bool kMasked, bool kChecked>
+template <int N, int SX, int KW, bool kMasked, bool kChecked, bool kMax>
 __attribute__((target("avx512f,fma"))) void pixelRange(const Conv& v, const float* w, const float* const* tapRows, int64_t x0, int64_t x1, float* out, __mmask16 mask) {
-  for (; x0 + N <= x1; x0 += N) pixels<N, SX, KW, kMasked, kChecked>(v, w, tapRows, x0, out, mask);
+  for (; x0 + N <= x1; x0 += N) pixels<N, SX, KW, kMasked, kChecked, kMax>(v, w, tapRows, x0, out, mask);
   if constexpr (N > 1)
-    if (x0 < x1) pixelRange<N - 1, SX, KW, kMasked, kChecked>(v, w, tapRows, x0, x1, out, mask);
+    if (x0 < x1) pixelRange<N - 1, SX, KW, kMasked, kChecked, kMax>(v, w, tapRows, x0, x1, out, mask);
 }
 
 // One output row of one channel group: `out` its first pixel's group in C. The border's pixels are
 // checked in blocks of kCheckedPixels (their loads' lanes held in registers too: eight pixels of a
 // 7-wide window had spilled) from the row's ends, so that the checks spread over a block's loads.
-template <int SX, int KW, bool kMasked>
+template <int SX, int KW, bool kMasked, bool kMax>
 __attribute__((target("avx512f,fma"))) void rowOf(const Conv& v, const float* w, const float* const* tapRows, float* out, __mmask16 mask) {
   auto blocks = [](int64_t n) { return (n + kCheckedPixels - 1) / kCheckedPixels * kCheckedPixels; };
   const int64_t head = std::min(v.outCols, blocks(v.inFirst));
   const int64_t tail = std::clamp(v.outCols - blocks(v.outCols - v.inEnd), head, std::max(head, v.inEnd));
-  pixelRange<kCheckedPixels, SX, KW, kMasked, true>(v, w, tapRows, 0, head, out, mask);
-  pixelRange<kPixels, SX, KW, kMasked, false>(v, w, tapRows, head, tail, out, mask);
-  pixelRange<kCheckedPixels, SX, KW, kMasked, true>(v, w, tapRows, tail, v.outCols, out, mask);
+  pixelRange<kCheckedPixels, SX, KW, kMasked, true, kMax>(v, w, tapRows, 0, head, out, mask);
+  pixelRange<kPixels, SX, KW, kMasked, false, kMax>(v, w, tapRows, head, tail, out, mask);
+  pixelRange<kCheckedPixels, SX, KW, kMasked, true, kMax>(v, w, tapRows, tail, v.outCols, out, mask);
 }
 
 // The row kernel of v's window: shared loads for 3, 5 or 7 adjacent taps a row at column stride 1
 // or 2, else tap by tap.
-template <bool kMasked>
-RowFn rowKernel(const Conv& v) {
+template <bool kMasked, bool kMax>
+RowFn rowKernelOf(const Conv& v) {
   if (v.dx == 1 && (v.sx == 1 || v.sx == 2)) {
     bool one = v.sx == 1;
-    if (v.kw == 3) return one ? rowOf<1, 3, kMasked> : rowOf<2, 3, kMasked>;
-    if (v.kw == 5) return one ? rowOf<1, 5, kMasked> : rowOf<2, 5, kMasked>;
-    if (v.kw == 7) return one ? rowOf<1, 7, kMasked> : rowOf<2, 7, kMasked>;
+    if (v.kw == 3) return one ? rowOf<1, 3, kMasked, kMax> : rowOf<2, 3, kMasked, kMax>;
+    if (v.kw == 5) return one ? rowOf<1, 5, kMasked, kMax> : rowOf<2, 5, kMasked, kMax>;
+    if (v.kw == 7) return one ? rowOf<1, 7, kMasked, kMax> : rowOf<2, 7, kMasked, kMax>;
   }
-  return rowOf<1, 0, kMasked>;
+  return rowOf<1, 0, kMasked, kMax>;
+}
+
+template <bool kMasked>
+RowFn rowKernel(const Conv& v) {
+  return v.maxPool ? rowKernelOf<kMasked, true>(v) : rowKernelOf<kMasked, false>(v);
 }
 
 // Units [begin, end): image u / (bands chunks), band u / chunks % bands, channel groups of chunk
@@ -183,7 +203,7 @@ int32_t units(void* ctx, int64_t begin, int64_t end) {
     const int64_t y0 = band * v.bandRows, y1 = std::min(v.outRows, y0 + v.bandRows);
     const int64_t g0 = chunk * v.chunkGroups, g1 = std::min(v.groups(), g0 + v.chunkGroups);
     for (int64_t g = g0; g < g1; ++g) {
-      const float* weights = v.weights + g * v.taps() * kLanes;
+      const float* weights = v.maxPool ? nullptr : v.weights + g * v.taps() * kLanes;
       const __mmask16 lanes = firstLanes(v.channels - g * kLanes);
       for (int64_t y = y0; y < y1; ++y) {
         for (int64_t ky = 0; ky < v.kh; ++ky) {
@@ -237,13 +257,22 @@ int32_t run(float* c, const float* w, const float* x, const int64_t* desc, RlxGe
   Conv v;
   if (!__builtin_cpu_supports("avx512f") || !parse(desc, v)) return -1;
   v.c = c, v.x = x, v.epilogue = epilogue, v.ctx = ctx, v.row = rowKernel<false>(v), v.lastRow = rowKernel<true>(v);
-  // Each group's taps as vectors of its 16 channels, and a row of zeros, made by the calling thread
-  // for all of them.
-  float* packed = threadScratch(ScratchSlot::WindowChannelsLastWeights, size_t(v.groups() * v.taps() * kLanes));
-  float* zeros = threadZeroScratch(ScratchSlot::WindowChannelsLastZeros, size_t(v.cols * v.channels + kLanes));
-  if (!packed || !zeros) return -1;
-  packWeights(v, w, packed);
-  v.weights = packed, v.zeros = zeros;
+  // Each group's taps as vectors of its 16 channels, and a row of the padding's value, made by the
+  // calling thread for all of them (max pooling has no weights: its row of the fill value takes
+  // their scratch).
+  const size_t padRow = size_t(v.cols * v.channels + kLanes);
+  if (v.maxPool) {
+    float* fills = threadScratch(ScratchSlot::WindowChannelsLastWeights, padRow);
+    if (!fills) return -1;
+    std::fill(fills, fills + padRow, v.fill);
+    v.zeros = fills;
+  } else {
+    float* packed = threadScratch(ScratchSlot::WindowChannelsLastWeights, size_t(v.groups() * v.taps() * kLanes));
+    float* zeros = threadZeroScratch(ScratchSlot::WindowChannelsLastZeros, padRow);
+    if (!packed || !zeros) return -1;
+    packWeights(v, w, packed);
+    v.weights = packed, v.zeros = zeros;
+  }
   // About four units per thread: bands of whole rows, and when an image has too few rows for that
   // (7 x 7 with two threads would split 4 : 3), chunks of its channel groups too.
   const int64_t wanted = 4 * int64_t(parallelThreads()), perImage = std::max<int64_t>(1, (wanted + v.images - 1) / v.images);

@@ -1,4 +1,4 @@
-// Depthwise convolutions over channels-last (NHWC) tensors: a pixel's channels are adjacent, so the
+// Depthwise convolutions and max pooling over channels-last (NHWC) tensors: a pixel's channels are adjacent, so the
 // window's taps accumulate 16 channels to a vector with no transposes (window_channels.h transposes
 // NCHW planes to get there).
 #pragma once
@@ -25,6 +25,8 @@ enum RlxChannelsLastDesc : int {
   kClWeightChannel,
   kClWeightRow,
   kClWeightCol,
+  kClMaxPool,  // 1: max pooling (no weights), 0: the depthwise convolution
+  kClFill,     // max pooling: the padding's value and the maximum's start, a float's bits
   kClDescLength
 };
 
@@ -33,7 +35,9 @@ extern "C" {
 // x * sx + kx * dx - left, c], zero outside X (each product fused with its add). X (images x rows x
 // cols x channels) and C (images x outRows x outCols x channels) are compact; W[c, ky, kx] lies at
 // w + c * weightChannel + ky * weightRow + kx * weightCol. `desc` holds RlxChannelsLastDesc's
-// entries. Returns -1 when the CPU lacks AVX-512 or the descriptor is not such a window.
+// entries. With kClMaxPool 1 it is max pooling instead: C[n, y, x, c] = the maximum, from the fill
+// value on, of the window's X (the fill outside X), w unused. Returns -1 when the CPU lacks AVX-512
+// or the descriptor is not such a window.
 int32_t rlx_window_channels_last(float* c, const float* w, const float* x, const int64_t* desc);
 
 // The same, each finished block then passed to `epilogue(ctx, p0, p1, c0, c1)`: [p0, p1) its pixels,

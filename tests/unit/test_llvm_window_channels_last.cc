@@ -1,4 +1,4 @@
-// Depthwise convolutions over channels-last (NHWC) tensors: the schedule folds their padding stage
+// Depthwise convolutions and max pooling over channels-last (NHWC) tensors: the schedule folds their padding stage
 // into one rlx_window_channels_last call (window_channels_last.h), and the JIT agrees with the TIR
 // interpreter at odd channel counts, strides, dilations, paddings and image counts.
 #include <catch2/catch.hpp>
@@ -74,4 +74,24 @@ TEST_CASE("llvm window channels-last: NHWC depthwise convolutions run on the cha
   checkKernel(lower("x: " + T("(1, 8, 8, 8)") + ", w: " + T("(8, 3, 3, 2)"),
                     "            gv = R.nn.conv2d(x, w, padding=[1, 1, 1, 1], groups=4, data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n"),
               "rlx_window_channels_last", false, 23);
+}
+
+TEST_CASE("llvm window channels-last: NHWC max pooling runs on the channel-vector kernel and agrees", "[llvm][gemm]") {
+  const bool avx512 = __builtin_cpu_supports("avx512f") != 0;
+  // ResNet's 3x3 stride-2 pool, a partial channel group, asymmetric padding, a 2x2 window padded
+  // after the image only, dilation (tap by tap), two images; then a relu after it fused as the
+  // epilogue. A pool without padding has no padding stage to fold: it stays with the loops.
+  struct Pool {
+    const char *x, *attrs;
+  };
+  for (Pool s : {Pool{"(1, 16, 16, 64)", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1]"},
+                 Pool{"(1, 13, 11, 20)", "pool_size=[3, 3], strides=[1, 1], padding=[1, 0, 1, 2]"},
+                 Pool{"(2, 8, 9, 33)", "pool_size=[2, 2], strides=[2, 2], padding=[0, 0, 1, 1]"},
+                 Pool{"(1, 12, 12, 16)", "pool_size=[3, 3], strides=[1, 1], padding=[2, 2, 2, 2], dilation=[2, 2]"}}) {
+    INFO(s.x << " " << s.attrs);
+    checkKernel(lower(std::string("x: ") + T(s.x), std::string("            gv = R.nn.max_pool2d(x, ") + s.attrs + ", layout=\"NHWC\")\n"), "rlx_window_channels_last", avx512, 25);
+  }
+  checkKernel(lower("x: " + T("(1, 8, 8, 16)"), "            gv = R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], layout=\"NHWC\")\n"), "rlx_window_channels_last", false, 27);
+  checkKernel(lower("x: " + T("(1, 10, 10, 24)"), "            mp = R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], layout=\"NHWC\")\n            gv = R.nn.relu(mp)\n"),
+              "rlx_window_channels_last_epilogue", avx512, 26);
 }
