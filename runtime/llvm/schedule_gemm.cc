@@ -78,8 +78,28 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   const Operand& b = x.uses(j) ? x : y;
   const Operand& a = x.uses(j) ? y : x;
   std::vector<const PrimVar*> rows, cols, red, batch;
+  // A var one operand reads whole and the other only as v // d (a grouped convolution's output
+  // channel: the weights' row, the input's group) is two: its groups a batch dim, its d values
+  // within a group a row (or column) dim of the operand reading it whole.
+  std::vector<std::pair<const PrimVar*, const SplitVar*>> groupedRows, groupedCols;
+  auto groupOf = [&](const PrimVar* v, const Operand& whole, const Operand& split) -> const SplitVar* {
+    const SplitVar* sv = split.splitOf(v);
+    auto* n = asIntImm(pn->loopOfVar(v).extent);
+    if (!sv || whole.splitOf(v) || split.uses(sv->inner.get()) || !n || n->value % sv->divisor != 0) return nullptr;
+    return sv;
+  };
   for (auto* v : cVars) {
     bool inA = a.uses(v), inB = b.uses(v);
+    if (inA && inB) {
+      if (const SplitVar* sv = groupOf(v, a, b)) {
+        groupedRows.push_back({v, sv});
+        continue;
+      }
+      if (const SplitVar* sv = groupOf(v, b, a)) {
+        groupedCols.push_back({v, sv});
+        continue;
+      }
+    }
     (inA && !inB ? rows : inB && !inA ? cols : batch).push_back(v);
   }
   std::vector<std::pair<size_t, const PrimVar*>> reductions;  // in nest (summation) order
@@ -123,27 +143,48 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
         dims.insert(dims.end(), {extent, o.stride(v), cStride(v)});
       }
     }
-    for (auto& sv : o.splits)
-      if (std::find(vars.begin(), vars.end(), sv.var) == vars.end()) return false;
+    for (auto& sv : o.splits) {
+      auto grouped = [&](const auto& list) { return std::any_of(list.begin(), list.end(), [&](auto& g) { return g.second == &sv; }); };
+      if (std::find(vars.begin(), vars.end(), sv.var) == vars.end() && !grouped(groupedRows) && !grouped(groupedCols)) return false;
+    }
     return true;
   };
   std::vector<PrimExpr> rowDims, colDims;
   int64_t validRows = 0, validCols = 0;
   if (!dimsOf(rows, a, rowDims, validRows) || !dimsOf(cols, b, colDims, validCols)) return std::nullopt;
+  // Grouped vars: the d values within a group last among the rows (columns), the groups batch dims.
+  std::vector<PrimExpr> groupDims;
+  for (auto& [v, sv] : groupedRows) {
+    rowDims.insert(rowDims.end(), {intImm(sv->divisor), a.stride(v), cStride(v)});
+    groupDims.insert(groupDims.end(), {intImm(asIntImm(pn->loopOfVar(v).extent)->value / sv->divisor), mul(a.stride(v), intImm(sv->divisor)), b.stride(sv->outer.get()),
+                                       mul(cStride(v), intImm(sv->divisor))});
+  }
+  for (auto& [v, sv] : groupedCols) {
+    colDims.insert(colDims.end(), {intImm(sv->divisor), b.stride(v), cStride(v)});
+    groupDims.insert(groupDims.end(), {intImm(asIntImm(pn->loopOfVar(v).extent)->value / sv->divisor), a.stride(sv->outer.get()), mul(b.stride(v), intImm(sv->divisor)),
+                                       mul(cStride(v), intImm(sv->divisor))});
+  }
+  if (!groupDims.empty() && (validRows != 0 || validCols != 0)) return std::nullopt;
   std::vector<PrimExpr> cIdx(update.indices.size(), intImm(0));
   std::vector<PrimExpr> args = {make<BufferLoad>(c.dtype, update.buffer, std::move(cIdx)), a.first(), b.first(), intImm(int64_t(rowDims.size() / 3)),
-                                intImm(int64_t(colDims.size() / 3)), intImm(int64_t(red.size())), intImm(int64_t(batch.size()))};
+                                intImm(int64_t(colDims.size() / 3)), intImm(int64_t(red.size())), intImm(int64_t(batch.size() + groupDims.size() / 4))};
   args.insert(args.end(), rowDims.begin(), rowDims.end());
   args.insert(args.end(), colDims.begin(), colDims.end());
   for (auto* v : red) args.insert(args.end(), {pn->loopOfVar(v).extent, a.stride(v), b.stride(v)});
   for (auto* v : batch) args.insert(args.end(), {pn->loopOfVar(v).extent, a.stride(v), b.stride(v), cStride(v)});
+  args.insert(args.end(), groupDims.begin(), groupDims.end());
   args.insert(args.end(), {intImm(validRows), intImm(validCols)});
   GemmNest out;
   out.call = make<PrimCall>(DataType::int32(), "rlx.sgemm", std::move(args));
   out.c = update.buffer;
   for (auto* v : cVars) out.rowDims.push_back(std::find(rows.begin(), rows.end(), v) != rows.end());
-  for (auto* v : cVars) out.batchDims.push_back(std::find(batch.begin(), batch.end(), v) != batch.end());
-  out.batched = !batch.empty();
+  auto grouped = [&](const PrimVar* v) {
+    auto is = [&](auto& g) { return g.first == v; };
+    return std::any_of(groupedRows.begin(), groupedRows.end(), is) || std::any_of(groupedCols.begin(), groupedCols.end(), is);
+  };
+  // (A grouped var is batch and row at once: no epilogue is fused into such a call.)
+  for (auto* v : cVars) out.batchDims.push_back(std::find(batch.begin(), batch.end(), v) != batch.end() || grouped(v));
+  out.batched = !batch.empty() || !groupDims.empty();
   out.stmt = make<Evaluate>(out.call);
   return out;
 }

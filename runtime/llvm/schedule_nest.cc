@@ -3,6 +3,7 @@
 #include "runtime/llvm/schedule_nest.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "ir/arith.h"
 
@@ -10,22 +11,30 @@ namespace rlx {
 
 namespace {
 
-bool parseAffine(const PrimExpr& e, int64_t scale, Affine& out) {
-  if (auto* imm = asIntImm(e)) return out.constant += scale * imm->value, true;
-  if (auto* v = asVar(e)) {
+// A floordiv / floormod leaf as the var standing for it (null: not affine).
+using SplitLeaf = std::function<const PrimVar*(const PrimBinary&)>;
+
+bool parseAffine(const PrimExpr& e, int64_t scale, Affine& out, const SplitLeaf* leaf = nullptr) {
+  auto term = [&](const PrimVar* v) {
     for (auto& [x, c] : out.terms)
       if (x == v) return c += scale, true;
     out.terms.push_back({v, scale});
     return true;
-  }
+  };
+  if (auto* imm = asIntImm(e)) return out.constant += scale * imm->value, true;
+  if (auto* v = asVar(e)) return term(v);
   if (!e || !PrimBinary::classOf(e->kind())) return false;
   auto& b = static_cast<const PrimBinary&>(*e);
   switch (e->kind()) {
-    case NodeKind::Add: return parseAffine(b.a, scale, out) && parseAffine(b.b, scale, out);
-    case NodeKind::Sub: return parseAffine(b.a, scale, out) && parseAffine(b.b, -scale, out);
+    case NodeKind::Add: return parseAffine(b.a, scale, out, leaf) && parseAffine(b.b, scale, out, leaf);
+    case NodeKind::Sub: return parseAffine(b.a, scale, out, leaf) && parseAffine(b.b, -scale, out, leaf);
     case NodeKind::Mul:
-      if (auto* c = asIntImm(b.b)) return parseAffine(b.a, scale * c->value, out);
-      if (auto* c = asIntImm(b.a)) return parseAffine(b.b, scale * c->value, out);
+      if (auto* c = asIntImm(b.b)) return parseAffine(b.a, scale * c->value, out, leaf);
+      if (auto* c = asIntImm(b.a)) return parseAffine(b.b, scale * c->value, out, leaf);
+      return false;
+    case NodeKind::FloorDiv:
+    case NodeKind::FloorMod:
+      if (const PrimVar* part = leaf ? (*leaf)(b) : nullptr) return term(part);
       return false;
     default: return false;
   }
@@ -123,28 +132,27 @@ bool parseOperand(const PrimExpr& e, const TirBlock& block, Operand& out) {
   if (!e || e->kind() != NodeKind::BufferLoad) return false;
   out.load = static_cast<const BufferLoad*>(e.get());
   auto isIter = [&](const PrimVar* v) { return std::any_of(block.iterVars.begin(), block.iterVars.end(), [&](const IterVar& iv) { return iv.var.get() == v; }); };
-  for (auto& idx : out.load->indices) {
-    out.index.emplace_back();
-    if (parseAffine(idx, 1, out.index.back())) {
-      for (auto& [v, c] : out.index.back().terms)
-        if (!isIter(v)) return false;
-      continue;
-    }
-    // v // d or v % d: a part of a split var.
-    out.index.back() = Affine{};
-    bool div = idx->kind() == NodeKind::FloorDiv, mod = idx->kind() == NodeKind::FloorMod;
-    if (!div && !mod) return false;
-    auto& bin = static_cast<const PrimBinary&>(*idx);
+  // v // d or v % d (d a positive constant, the same for both of v): a part of a split var, as a
+  // whole index or a term of an affine one (a grouped convolution's group, v // d * d + c).
+  SplitLeaf splitPart = [&](const PrimBinary& bin) -> const PrimVar* {
+    bool div = bin.kind() == NodeKind::FloorDiv;
     const PrimVar* v = asVar(bin.a);
     auto* d = asIntImm(bin.b);
-    if (!v || !isIter(v) || !d || d->value <= 0) return false;
+    if (!v || !isIter(v) || !d || d->value <= 0) return nullptr;
     const SplitVar* known = out.splitOf(v);
-    if (known && known->divisor != d->value) return false;
+    if (known && known->divisor != d->value) return nullptr;
     if (!known) {
       out.splits.push_back({v, d->value, make<PrimVar>(v->name + "_outer", v->dtype), make<PrimVar>(v->name + "_inner", v->dtype)});
       known = &out.splits.back();
     }
-    out.index.back().terms.push_back({div ? known->outer.get() : known->inner.get(), 1});
+    return div ? known->outer.get() : known->inner.get();
+  };
+  auto isPart = [&](const PrimVar* v) { return std::any_of(out.splits.begin(), out.splits.end(), [&](const SplitVar& s) { return s.outer.get() == v || s.inner.get() == v; }); };
+  for (auto& idx : out.load->indices) {
+    out.index.emplace_back();
+    if (!parseAffine(idx, 1, out.index.back(), &splitPart)) return false;
+    for (auto& [v, c] : out.index.back().terms)
+      if (!isIter(v) && !isPart(v)) return false;
   }
   return out.load->dtype.lanes <= 1;
 }

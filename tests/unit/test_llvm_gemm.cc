@@ -480,3 +480,34 @@ TEST_CASE("llvm gemm: strided 3x3 convolutions take panel weights; stride 1 keep
     CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, uint32_t(stride))) == "");
   }
 }
+
+TEST_CASE("llvm gemm: grouped convolutions run as one GEMM per group and agree", "[llvm][gemm]") {
+  // The input's channel is v // d * d + c for output channel v (d its group's output channels): v
+  // splits into the groups (batch dims) and the channels within one (rows). 4 groups of 8 -> 8,
+  // 2 groups of 3 -> 5 (odd sizes), 32 groups of 2 -> 2 (ResNeXt's narrow groups), a depth
+  // multiplier (1 input channel -> 3 outputs a group), strided, two images; with a bias and relu
+  // after it (not fused into a batched call, and still right).
+  struct S {
+    const char *x, *w;
+    int groups;
+    const char* attrs;
+  };
+  for (S s : {S{"(1, 32, 9, 9)", "(32, 8, 3, 3)", 4, "padding=[1, 1, 1, 1]"},
+              S{"(2, 6, 7, 8)", "(10, 3, 3, 3)", 2, "padding=[1, 1, 1, 1]"},
+              S{"(1, 64, 6, 6)", "(64, 2, 3, 3)", 32, "padding=[1, 1, 1, 1]"},
+              S{"(1, 4, 8, 8)", "(12, 1, 3, 3)", 4, "padding=[1, 1, 1, 1]"},
+              S{"(1, 16, 11, 11)", "(16, 4, 3, 3)", 4, "strides=[2, 2], padding=[1, 1, 1, 1]"}}) {
+    auto fs = lower("x: " + T(s.x) + ", w: " + T(s.w),
+                    std::string("            gv = R.nn.conv2d(x, w, groups=") + std::to_string(s.groups) + ", " + s.attrs + ")\n");
+    INFO(s.x << " * " << s.w << " groups " << s.groups);
+    REQUIRE(fs.size() == 1);
+    CHECK(usesGemm(fs[0]));
+    CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, uint32_t(s.groups))) == "");
+  }
+  auto fs = lower("x: " + T("(1, 32, 9, 9)") + ", w: " + T("(32, 8, 3, 3)") + ", b: " + T("(1, 32, 1, 1)"),
+                  "            cv = R.nn.conv2d(x, w, groups=4, padding=[1, 1, 1, 1])\n            ad = R.add(cv, b)\n            gv = R.nn.relu(ad)\n",
+                  "LegalizeOps,AnnotateTIROpPattern,FoldConstant,FuseOps,FuseTIR");
+  REQUIRE(fs.size() == 1);
+  CHECK(usesGemm(fs[0]));
+  CHECK(agreeSums(fs[0], argsFor(*fs[0], 1, 9)) == "");
+}
