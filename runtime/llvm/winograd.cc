@@ -74,14 +74,7 @@ bool parse(const int64_t* desc, Conv& cv) {
   cv.inChannels = red[3 * ch], cv.wC = red[3 * ch + 1], cv.inC = red[3 * ch + 2];
   cv.wY = red[3 * wr + 1], cv.wX = red[3 * wc + 1];
   // The leading column dims are images (a batch), each at its own input and output offset.
-  cv.imageIn.assign(1, 0), cv.imageOut.assign(1, 0);
-  for (int64_t d = 0; d + 2 < nn; ++d) {
-    const int64_t* dim = cols + 3 * d;
-    std::vector<int64_t> in, out;
-    for (size_t i = 0; i < cv.imageIn.size(); ++i)
-      for (int64_t t = 0; t < dim[0]; ++t) in.push_back(cv.imageIn[i] + t * dim[1]), out.push_back(cv.imageOut[i] + t * dim[2]);
-    cv.imageIn = std::move(in), cv.imageOut = std::move(out);
-  }
+  readImages(cols, nn - 2, cv);
   return true;
 }
 

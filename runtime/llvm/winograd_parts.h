@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "runtime/llvm/sgemm.h"
@@ -136,6 +137,19 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void transformFilte
     __m512 u[kIn];
     filterTransform(cols[i][0], cols[i][1], cols[i][2], u);
     for (int j = 0; j < kIn; ++j) _mm512_store_ps(dst + (i * kIn + j) * pointStride, u[j]);
+  }
+}
+
+// Each image's offset in the input and the output (cv.imageIn, cv.imageOut) from the descriptor's
+// `count` image dims at `dims` (extent, input stride, output stride each; none: one image at 0).
+inline void readImages(const int64_t* dims, int64_t count, Conv& cv) {
+  cv.imageIn.assign(1, 0), cv.imageOut.assign(1, 0);
+  for (int64_t d = 0; d < count; ++d) {
+    const int64_t* dim = dims + 3 * d;
+    std::vector<int64_t> in, out;
+    for (size_t i = 0; i < cv.imageIn.size(); ++i)
+      for (int64_t t = 0; t < dim[0]; ++t) in.push_back(cv.imageIn[i] + t * dim[1]), out.push_back(cv.imageOut[i] + t * dim[2]);
+    cv.imageIn = std::move(in), cv.imageOut = std::move(out);
   }
 }
 
