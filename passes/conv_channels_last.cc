@@ -18,7 +18,7 @@
 // After:  `lv = R.permute_dims(x, axes=[0, 2, 3, 1])`, then the conv2d with data_layout="NHWC",
 //         kernel_layout="OHWI" over lv and the weight permuted to (32, 3, 3, 1), and the result
 //         permuted back to NCHW where the function returns it.
-#include <cstring>
+#include <cstdint>
 #include <unordered_map>
 
 #include "ir/block_builder.h"
@@ -37,22 +37,41 @@ constexpr const char* kConvertToChannelsLast = R"(ConvertLayout(desired_layouts=
 // 0.4 s longer).
 constexpr const char* kFoldPermutes = "FoldConstant";
 
-// `from`'s elements (each `bytes` long, dims `shape`) into `to` in the order of dims `axes`
-// (to's dim d is from's dim axes[d]), walking `to` in order with an odometer over its indices.
-void permuteInto(const uint8_t* from, uint8_t* to, const std::vector<int64_t>& shape, const std::vector<int64_t>& axes, size_t bytes) {
+// `from`'s elements (T, dims `shape`) into `to` in the order of dims `axes` (to's dim d is from's
+// dim axes[d]): `to` walked in order, its innermost dim a strided loop, an odometer over the others.
+template <class T>
+void permuteInto(const T* from, T* to, const std::vector<int64_t>& shape, const std::vector<int64_t>& axes) {
   const size_t rank = shape.size();
   std::vector<int64_t> fromStride(rank, 1), step(rank), extent(rank), index(rank, 0);
   for (size_t d = rank; d-- > 1;) fromStride[d - 1] = fromStride[d] * shape[d];
-  int64_t total = 1;
-  for (size_t d = 0; d < rank; ++d) extent[d] = shape[size_t(axes[d])], step[d] = fromStride[size_t(axes[d])], total *= extent[d];
+  int64_t outer = 1;
+  for (size_t d = 0; d < rank; ++d) extent[d] = shape[size_t(axes[d])], step[d] = fromStride[size_t(axes[d])];
+  for (size_t d = 0; d + 1 < rank; ++d) outer *= extent[d];
+  const int64_t inner = extent[rank - 1], innerStep = step[rank - 1];
   int64_t offset = 0;
-  for (int64_t i = 0; i < total; ++i) {
-    std::memcpy(to + size_t(i) * bytes, from + size_t(offset) * bytes, bytes);
-    for (size_t d = rank; d-- > 0;) {
+  for (int64_t i = 0; i < outer; ++i, to += inner) {
+    for (int64_t j = 0; j < inner; ++j) to[j] = from[offset + j * innerStep];
+    for (size_t d = rank - 1; d-- > 0;) {
       offset += step[d];
       if (++index[d] < extent[d]) break;
       offset -= step[d] * extent[d], index[d] = 0;
     }
+  }
+}
+
+// The same over raw bytes, by the element's size (1, 2, 4 or 8 bytes); false for another size.
+bool permuteBytes(const uint8_t* from, uint8_t* to, const std::vector<int64_t>& shape, const std::vector<int64_t>& axes, int bytes) {
+  auto as = [&](auto tag) {
+    using T = decltype(tag);
+    permuteInto(reinterpret_cast<const T*>(from), reinterpret_cast<T*>(to), shape, axes);
+    return true;
+  };
+  switch (bytes) {
+    case 1: return as(uint8_t{});
+    case 2: return as(uint16_t{});
+    case 4: return as(uint32_t{});
+    case 8: return as(uint64_t{});
+    default: return false;
   }
 }
 
@@ -77,7 +96,8 @@ class PermuteConstantsInPlace : public BindingRewriter {
     if (!constant || uses_[constant->data.get()] != 1) return nullptr;
     const NDArrayRef& w = constant->data;
     const size_t rank = w->shape.size();
-    if (w->dtype.lanes != 1 || w->dtype.bits % 8 != 0 || rank < 2) return nullptr;
+    const int bytes = w->dtype.bytes();
+    if (w->dtype.lanes != 1 || w->dtype.bits % 8 != 0 || rank < 2 || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)) return nullptr;
     std::vector<int64_t> axes = call->attrs && call->attrs->find("axes") ? ops::attrInts(*call, "axes") : std::vector<int64_t>();
     if (axes.empty())
       for (size_t d = rank; d-- > 0;) axes.push_back(int64_t(d));  // no axes: reversed
@@ -90,9 +110,16 @@ class PermuteConstantsInPlace : public BindingRewriter {
     }
     std::vector<int64_t> shape;
     for (int64_t a : axes) shape.push_back(w->shape[size_t(a)]);
-    const auto* bytes = static_cast<const uint8_t*>(w->data());
-    scratch_.assign(bytes, bytes + w->nbytes());
-    permuteInto(scratch_.data(), static_cast<uint8_t*>(w->data()), w->shape, axes, size_t(w->dtype.bytes()));
+    // Only dims of extent 1 moved (a 1x1 convolution's OIHW -> OHWI): the same bytes, a new shape.
+    int64_t last = -1;
+    bool sameOrder = true;
+    for (int64_t a : axes)
+      if (w->shape[size_t(a)] != 1) sameOrder = sameOrder && a > last, last = a;
+    if (!sameOrder) {
+      const auto* data = static_cast<const uint8_t*>(w->data());
+      scratch_.assign(data, data + w->nbytes());
+      permuteBytes(scratch_.data(), static_cast<uint8_t*>(w->data()), w->shape, axes, bytes);
+    }
     auto result = builder().normalize(make<Constant>(make<NDArray>(w->dtype, shape, w->data(), w)));
     return result.ok() ? *result : nullptr;
   }

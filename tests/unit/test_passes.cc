@@ -182,16 +182,17 @@ class Module:
 
 TEST_CASE("passes: ConvChannelsLast permutes a consumed module's weights in their own memory", "[passes]") {
   // Two convolutions (channels last), each weight read once: with the input module consumed
-  // (`rlx run`), the pass permutes them in place instead of FoldConstant's copies, to the same values.
-  auto weight = [](int64_t o, int64_t i, int seed) {
+  // (`rlx run`), the pass permutes them in place instead of FoldConstant's copies, to the same values
+  // (the 1x1 weight's bytes stay as they are: only its unit dims move).
+  auto weight = [](int64_t o, int64_t i, int64_t k, int seed) {
     std::string s = "R.const([";
     for (int64_t a = 0; a < o; ++a) {
       s += a ? ", [" : "[";
       for (int64_t b = 0; b < i; ++b) {
         s += b ? ", [" : "[";
-        for (int64_t y = 0; y < 3; ++y) {
+        for (int64_t y = 0; y < k; ++y) {
           s += y ? ", [" : "[";
-          for (int64_t x = 0; x < 3; ++x) s += (x ? ", " : "") + std::to_string(double((a * 7 + b * 5 + y * 3 + x + seed) % 13) / 4 - 1.5);
+          for (int64_t x = 0; x < k; ++x) s += (x ? ", " : "") + std::to_string(double((a * 7 + b * 5 + y * 3 + x + seed) % 13) / 4 - 1.5);
           s += "]";
         }
         s += "]";
@@ -201,8 +202,8 @@ TEST_CASE("passes: ConvChannelsLast permutes a consumed module's weights in thei
     return s + "], \"float32\")";
   };
   std::string text = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((1, 3, 6, 6), \"float32\")):\n        with R.dataflow():\n"
-                     "            y = R.nn.conv2d(x, " + weight(4, 3, 0) + ", padding=[1, 1, 1, 1])\n"
-                     "            z = R.nn.conv2d(y, " + weight(5, 4, 1) + ", padding=[1, 1, 1, 1])\n"
+                     "            y = R.nn.conv2d(x, " + weight(4, 3, 3, 0) + ", padding=[1, 1, 1, 1])\n"
+                     "            z = R.nn.conv2d(y, " + weight(5, 4, 1, 1) + ")\n"
                      "            R.output(z)\n        return z\n";
   auto pass = parsePipeline("ConvChannelsLast");
   REQUIRE(pass.ok());
