@@ -81,7 +81,12 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   // A var one operand reads whole and the other only as v // d (a grouped convolution's output
   // channel: the weights' row, the input's group) is two: its groups a batch dim, its d values
   // within a group a row (or column) dim of the operand reading it whole.
-  std::vector<std::pair<const PrimVar*, const SplitVar*>> groupedRows, groupedCols;
+  struct Group {
+    const PrimVar* v;
+    const SplitVar* split;  // in the operand reading v // d
+    bool row;               // A reads v whole (a row dim within a group), else B (a column dim)
+  };
+  std::vector<Group> groups;
   auto groupOf = [&](const PrimVar* v, const Operand& whole, const Operand& split) -> const SplitVar* {
     const SplitVar* sv = split.splitOf(v);
     auto* n = asIntImm(pn->loopOfVar(v).extent);
@@ -92,11 +97,11 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
     bool inA = a.uses(v), inB = b.uses(v);
     if (inA && inB) {
       if (const SplitVar* sv = groupOf(v, a, b)) {
-        groupedRows.push_back({v, sv});
+        groups.push_back({v, sv, true});
         continue;
       }
       if (const SplitVar* sv = groupOf(v, b, a)) {
-        groupedCols.push_back({v, sv});
+        groups.push_back({v, sv, false});
         continue;
       }
     }
@@ -144,8 +149,8 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
       }
     }
     for (auto& sv : o.splits) {
-      auto grouped = [&](const auto& list) { return std::any_of(list.begin(), list.end(), [&](auto& g) { return g.second == &sv; }); };
-      if (std::find(vars.begin(), vars.end(), sv.var) == vars.end() && !grouped(groupedRows) && !grouped(groupedCols)) return false;
+      bool grouping = std::any_of(groups.begin(), groups.end(), [&](const Group& g) { return g.split == &sv; });
+      if (std::find(vars.begin(), vars.end(), sv.var) == vars.end() && !grouping) return false;
     }
     return true;
   };
@@ -154,15 +159,12 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   if (!dimsOf(rows, a, rowDims, validRows) || !dimsOf(cols, b, colDims, validCols)) return std::nullopt;
   // Grouped vars: the d values within a group last among the rows (columns), the groups batch dims.
   std::vector<PrimExpr> groupDims;
-  for (auto& [v, sv] : groupedRows) {
-    rowDims.insert(rowDims.end(), {intImm(sv->divisor), a.stride(v), cStride(v)});
-    groupDims.insert(groupDims.end(), {intImm(asIntImm(pn->loopOfVar(v).extent)->value / sv->divisor), mul(a.stride(v), intImm(sv->divisor)), b.stride(sv->outer.get()),
-                                       mul(cStride(v), intImm(sv->divisor))});
-  }
-  for (auto& [v, sv] : groupedCols) {
-    colDims.insert(colDims.end(), {intImm(sv->divisor), b.stride(v), cStride(v)});
-    groupDims.insert(groupDims.end(), {intImm(asIntImm(pn->loopOfVar(v).extent)->value / sv->divisor), a.stride(sv->outer.get()), mul(b.stride(v), intImm(sv->divisor)),
-                                       mul(cStride(v), intImm(sv->divisor))});
+  for (const Group& g : groups) {
+    const Operand &whole = g.row ? a : b, &split = g.row ? b : a;
+    const int64_t d = g.split->divisor;
+    (g.row ? rowDims : colDims).insert((g.row ? rowDims : colDims).end(), {intImm(d), whole.stride(g.v), cStride(g.v)});
+    PrimExpr wholeStep = mul(whole.stride(g.v), intImm(d)), splitStep = split.stride(g.split->outer.get());
+    groupDims.insert(groupDims.end(), {intImm(asIntImm(pn->loopOfVar(g.v).extent)->value / d), g.row ? wholeStep : splitStep, g.row ? splitStep : wholeStep, mul(cStride(g.v), intImm(d))});
   }
   if (!groupDims.empty() && (validRows != 0 || validCols != 0)) return std::nullopt;
   std::vector<PrimExpr> cIdx(update.indices.size(), intImm(0));
@@ -178,10 +180,7 @@ std::optional<GemmNest> matchMatmulNest(const Stmt& s) {
   out.call = make<PrimCall>(DataType::int32(), "rlx.sgemm", std::move(args));
   out.c = update.buffer;
   for (auto* v : cVars) out.rowDims.push_back(std::find(rows.begin(), rows.end(), v) != rows.end());
-  auto grouped = [&](const PrimVar* v) {
-    auto is = [&](auto& g) { return g.first == v; };
-    return std::any_of(groupedRows.begin(), groupedRows.end(), is) || std::any_of(groupedCols.begin(), groupedCols.end(), is);
-  };
+  auto grouped = [&](const PrimVar* v) { return std::any_of(groups.begin(), groups.end(), [&](const Group& g) { return g.v == v; }); };
   // (A grouped var is batch and row at once: no epilogue is fused into such a call.)
   for (auto* v : cVars) out.batchDims.push_back(std::find(batch.begin(), batch.end(), v) != batch.end() || grouped(v));
   out.batched = !batch.empty() || !groupDims.empty();

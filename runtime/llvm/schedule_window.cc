@@ -133,13 +133,12 @@ const PrimCall* windowCall(const std::optional<GemmNest>& gemm, const Buffer* pa
 }
 
 // A max pooling nest: C[I] = max(C[I], T[..]) (either order) from an init of the padding's value
-// (the lowest float, or -inf for both), C float32 and indexed by distinct spatial vars, T `pad`'s
-// padded operand read at affine indices.
+// (the lowest float, or -inf for both: pad.fill is the maximum's start), C float32 and indexed by
+// distinct spatial vars, T `pad`'s padded operand read at affine indices.
 struct MaxNest {
   PerfectNest nest;
   const BufferStore* update = nullptr;
   Operand t;
-  double start = 0;                   // the init's value
   std::vector<const PrimVar*> cVars;  // C's index vars
 };
 
@@ -164,7 +163,7 @@ std::optional<MaxNest> matchMaxNest(const Stmt& s, const Padding& pad) {
     return true;
   };
   const PrimExpr& value = isSelf(mx.a) ? mx.b : isSelf(mx.b) ? mx.a : PrimExpr();
-  MaxNest out{*pn, &update, {}, start->value, {}};
+  MaxNest out{*pn, &update, {}, {}};
   if (!value || !parseOperand(value, block, out.t) || out.t.load->buffer.get() != pad.padded || !out.t.splits.empty()) return std::nullopt;
   for (auto& e : update.indices) {
     auto* v = asVar(e);
@@ -216,7 +215,7 @@ PrimExpr poolCall(const Stmt& s, const Padding& pad) {
   for (auto* v : red) args.insert(args.end(), {pn->loopOfVar(v).extent, intImm(0), x.stride(v)});
   args.insert(args.end(), {intImm(0), intImm(0)});  // every row and column valid
   for (int64_t v : {pad.paddedRows, pad.paddedCols, pad.rows, pad.cols, pad.top, pad.left}) args.push_back(intImm(v));
-  for (double v : {pad.fill, mn->start}) args.push_back(intImm(int64_t(std::bit_cast<uint32_t>(float(v)))));
+  for (double v : {pad.fill, pad.fill}) args.push_back(intImm(int64_t(std::bit_cast<uint32_t>(float(v)))));  // the padding, the init
   return make<PrimCall>(DataType::int32(), "rlx.pool_padded", std::move(args));
 }
 
@@ -227,14 +226,13 @@ struct ChannelsLastNest {
   const Operand* t = nullptr;           // the padded input's load
   const Operand* w = nullptr;           // the weights' (null: max pooling)
   const std::vector<const PrimVar*>* cVars = nullptr;
-  double start = 0;                     // max pooling: the maximum's start
 };
 
 // The window nest `n` over `pad` (padded channels last) as an rlx.window_channels_last call
 // (window_channels_last.h), with what fusing its epilogue needs (the pixels its rows, the channels
 // its columns):
 //   C[b, y, x, c] = C[b, y, x, c] + T[b, y * sy + ky * dy, x * sx + kx * dx, c (+ rc)] * W[..]
-// (either order), or C[b, y, x, c] = max(C[b, y, x, c], T[..]) from the padding's value, C compact
+// (either order), or C[b, y, x, c] = max(C[b, y, x, c], T[..]) from the padding's value (pad.fill), C compact
 // with X's images and channels, looping over all of C; the reductions ky before kx in the nest (the
 // kernel's order of sums), any rc of extent 1; W read at constant strides along c, ky and kx only.
 std::optional<GemmNest> channelsLastCall(const ChannelsLastNest& n, const Padding& pad) {
@@ -299,7 +297,7 @@ std::optional<GemmNest> channelsLastCall(const ChannelsLastNest& n, const Paddin
   }
   PrimExpr input = make<BufferLoad>(DataType::float32(), pad.input, std::vector<PrimExpr>(4, intImm(0)));
   std::vector<PrimExpr> args = {make<BufferLoad>(DataType::float32(), n.update->buffer, std::vector<PrimExpr>(4, intImm(0))), n.w ? n.w->first() : input, input};
-  const int64_t fill = int64_t(std::bit_cast<uint32_t>(float(n.start)));
+  const int64_t fill = int64_t(std::bit_cast<uint32_t>(float(pad.fill)));
   for (int64_t v : {shape[0], shape[3], pad.rows, pad.cols, shape[1], shape[2], kh, kw, sy, sx, dy, dx, pad.top, pad.left, *wc, *wy, *wx, n.w ? int64_t(0) : int64_t(1), n.w ? int64_t(0) : fill})
     args.push_back(intImm(v));
   GemmNest out;
@@ -370,7 +368,7 @@ PrimFuncRef fusePaddedWindows(const PrimFuncRef& func) {
           const Operand* t = ps->x.load->buffer.get() == pad->padded ? &ps->x : ps->y.load->buffer.get() == pad->padded ? &ps->y : nullptr;
           if (t) window = channelsLastCall({&ps->nest, ps->update, t, t == &ps->x ? &ps->y : &ps->x, &ps->cVars}, *pad);
         } else if (auto mn = matchMaxNest(seq[p + 1], *pad)) {
-          window = channelsLastCall({&mn->nest, mn->update, &mn->t, nullptr, &mn->cVars, mn->start}, *pad);
+          window = channelsLastCall({&mn->nest, mn->update, &mn->t, nullptr, &mn->cVars}, *pad);
         }
         if (window) replace(p, *pad, *window);
       }

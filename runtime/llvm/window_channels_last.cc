@@ -45,7 +45,7 @@ struct Conv {
   const float* x = nullptr;
   float* c = nullptr;
   const float* weights = nullptr;  // [group][tap][16], zero past the last channel
-  const float* zeros = nullptr;    // an input row of the padding's value: the rows above and below the input
+  const float* padRow = nullptr;   // an input row of the padding's value: the rows above and below the input
   RlxGemmEpilogue epilogue = nullptr;
   void* ctx = nullptr;
   RowFn row = nullptr, lastRow = nullptr;  // for whole groups of 16 channels; for a partial last one
@@ -208,7 +208,7 @@ int32_t units(void* ctx, int64_t begin, int64_t end) {
       for (int64_t y = y0; y < y1; ++y) {
         for (int64_t ky = 0; ky < v.kh; ++ky) {
           const int64_t r = y * v.sy + ky * v.dy - v.top;
-          tapRows[ky] = (r >= 0 && r < v.rows ? v.x + (image * v.rows + r) * v.cols * v.channels : v.zeros) + g * kLanes;
+          tapRows[ky] = (r >= 0 && r < v.rows ? v.x + (image * v.rows + r) * v.cols * v.channels : v.padRow) + g * kLanes;
         }
         float* out = v.c + (image * v.outRows + y) * v.outCols * v.channels + g * kLanes;
         (lanes == 0xFFFF ? v.row : v.lastRow)(v, weights, tapRows, out, lanes);
@@ -260,18 +260,18 @@ int32_t run(float* c, const float* w, const float* x, const int64_t* desc, RlxGe
   // Each group's taps as vectors of its 16 channels, and a row of the padding's value, made by the
   // calling thread for all of them (max pooling has no weights: its row of the fill value takes
   // their scratch).
-  const size_t padRow = size_t(v.cols * v.channels + kLanes);
+  const size_t rowFloats = size_t(v.cols * v.channels + kLanes);
   if (v.maxPool) {
-    float* fills = threadScratch(ScratchSlot::WindowChannelsLastWeights, padRow);
+    float* fills = threadScratch(ScratchSlot::WindowChannelsLastWeights, rowFloats);
     if (!fills) return -1;
-    std::fill(fills, fills + padRow, v.fill);
-    v.zeros = fills;
+    std::fill(fills, fills + rowFloats, v.fill);
+    v.padRow = fills;
   } else {
     float* packed = threadScratch(ScratchSlot::WindowChannelsLastWeights, size_t(v.groups() * v.taps() * kLanes));
-    float* zeros = threadZeroScratch(ScratchSlot::WindowChannelsLastZeros, padRow);
+    float* zeros = threadZeroScratch(ScratchSlot::WindowChannelsLastZeros, rowFloats);
     if (!packed || !zeros) return -1;
     packWeights(v, w, packed);
-    v.weights = packed, v.zeros = zeros;
+    v.weights = packed, v.padRow = zeros;
   }
   // About four units per thread: bands of whole rows, and when an image has too few rows for that
   // (7 x 7 with two threads would split 4 : 3), chunks of its channel groups too.
